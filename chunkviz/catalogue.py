@@ -1,0 +1,127 @@
+"""Catalogue of models and GPUs, and loaders for a user's own Hugging Face config.json or GPU JSON.
+
+Invariant: every figure here carries its source; user files become the same frozen specs or an InputError that
+names the offending key.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from chunkviz.config import GpuSpec, ModelSpec
+from chunkviz.errors import InputError
+
+_HF = "Hugging Face config.json of "
+MODELS: dict[str, ModelSpec] = {
+    "llama-3-8b": ModelSpec("llama-3-8b", 32, 4096, 32, 8, 14336, 128256, 2, 8192, _HF + "meta-llama/Meta-Llama-3-8B"),
+    "llama-2-7b": ModelSpec("llama-2-7b", 32, 4096, 32, 32, 11008, 32000, 2, 4096, _HF + "meta-llama/Llama-2-7b-hf"),
+    # Mistral's 4096-token sliding window is not modelled: attention here always spans the whole context.
+    "mistral-7b": ModelSpec("mistral-7b", 32, 4096, 32, 8, 14336, 32000, 2, 32768,
+                            _HF + "mistralai/Mistral-7B-v0.1"),
+    # max_position_embeddings is 32768 in the Instruct config (131072 only with YaRN scaling).
+    "qwen2.5-7b": ModelSpec("qwen2.5-7b", 28, 3584, 28, 4, 18944, 152064, 2, 32768,
+                            _HF + "Qwen/Qwen2.5-7B-Instruct"),
+}
+
+# Dense bf16 tensor-core peaks (no 2:4 sparsity), HBM bandwidth and memory from NVIDIA datasheets, as collected in
+# shared/guides/costmodel.md §1.2; interconnect is one direction of NVLink (A100 600 GB/s, H100/H200 900 GB/s
+# total) or PCIe Gen4 x16 for L40S (32 GB/s each way).
+GPUS: dict[str, GpuSpec] = {
+    "a100-80gb": GpuSpec("a100-80gb", 312e12, 2.039e12, 80e9, 300e9, "NVIDIA A100 datasheet (80GB SXM)"),
+    "h100-sxm": GpuSpec("h100-sxm", 989e12, 3.35e12, 80e9, 450e9, "NVIDIA H100 datasheet (SXM5)"),
+    "h200": GpuSpec("h200", 989e12, 4.8e12, 141e9, 450e9, "NVIDIA H200 datasheet (SXM)"),
+    "l40s": GpuSpec("l40s", 362.05e12, 864e9, 48e9, 32e9, "NVIDIA L40S datasheet (dense FP16/BF16 tensor)"),
+}
+
+_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "fp8": 1, "float8_e4m3fn": 1}
+MAX_SPEC_FILE_BYTES = 1_000_000
+
+
+def get_model(model_id: str) -> ModelSpec:
+    if model_id not in MODELS:
+        raise InputError(f"unknown model {model_id!r}; choose one of {', '.join(MODELS)} or bring a config.json")
+    return MODELS[model_id]
+
+
+def get_gpu(gpu_id: str) -> GpuSpec:
+    if gpu_id not in GPUS:
+        raise InputError(f"unknown GPU {gpu_id!r}; choose one of {', '.join(GPUS)} or bring a GPU JSON file")
+    return GPUS[gpu_id]
+
+
+def _parse_json_object(data: bytes | str, what: str) -> dict[str, Any]:
+    if isinstance(data, bytes):
+        if len(data) > MAX_SPEC_FILE_BYTES:
+            raise InputError(f"{what} is {len(data)} bytes; the limit is {MAX_SPEC_FILE_BYTES}")
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{what} is not UTF-8 text (bad byte at offset {exc.start})") from None
+    try:
+        obj = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise InputError(f"{what} must hold a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def _int_key(obj: dict[str, Any], key: str, what: str, default: int | None = None) -> int:
+    value = obj.get(key, default)
+    if value is None:
+        raise InputError(f"{what}: missing key {key!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or value > 10_000_000:
+        raise InputError(f"{what}: {key!r} must be a positive integer, got {value!r}")
+    return value
+
+
+def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSpec:
+    """A ModelSpec from a Hugging Face config.json (Llama-style keys)."""
+    what = "model config.json"
+    obj = _parse_json_object(data, what)
+    num_heads = _int_key(obj, "num_attention_heads", what)
+    dtype = obj.get("torch_dtype", obj.get("dtype", "bfloat16"))
+    if dtype not in _DTYPE_BYTES:
+        raise InputError(f"{what}: torch_dtype {dtype!r} is not one of {', '.join(_DTYPE_BYTES)}")
+    try:
+        return ModelSpec(
+            model_id=model_id,
+            num_layers=_int_key(obj, "num_hidden_layers", what),
+            hidden_size=_int_key(obj, "hidden_size", what),
+            num_heads=num_heads,
+            num_kv_heads=_int_key(obj, "num_key_value_heads", what, default=num_heads),
+            intermediate_size=_int_key(obj, "intermediate_size", what),
+            vocab_size=_int_key(obj, "vocab_size", what),
+            bytes_per_param=_DTYPE_BYTES[dtype],
+            max_model_len_tokens=_int_key(obj, "max_position_embeddings", what, default=8192),
+            source="user config.json",
+        )
+    except ValueError as exc:
+        raise InputError(f"{what}: {exc}") from None
+
+
+def _float_key(obj: dict[str, Any], key: str, what: str) -> float:
+    value = obj.get(key)
+    if value is None:
+        raise InputError(f"{what}: missing key {key!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise InputError(f"{what}: {key!r} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def gpu_from_json(data: bytes | str, gpu_id: str = "custom") -> GpuSpec:
+    """A GpuSpec from a small JSON file: peak_tflops, hbm_tb_per_s, memory_gb, interconnect_gb_per_s (optional)."""
+    what = "GPU JSON"
+    obj = _parse_json_object(data, what)
+    link = obj.get("interconnect_gb_per_s", 32.0)
+    obj_link = {"interconnect_gb_per_s": link}
+    return GpuSpec(
+        gpu_id=str(obj.get("name", gpu_id))[:40],
+        peak_flops_per_s=_float_key(obj, "peak_tflops", what) * 1e12,
+        hbm_bytes_per_s=_float_key(obj, "hbm_tb_per_s", what) * 1e12,
+        memory_bytes=_float_key(obj, "memory_gb", what) * 1e9,
+        interconnect_bytes_per_s=_float_key(obj_link, "interconnect_gb_per_s", what) * 1e9,
+        source="user GPU JSON",
+    )

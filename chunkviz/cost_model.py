@@ -1,0 +1,121 @@
+"""Roofline time of one engine step, as named terms that add up to the total.
+
+Invariant: total_s == dense_s + attention_s + lm_head_s + communication_s + overhead_s, and no term decreases when
+tokens, sequences or context are added to a step.
+
+Each term is its own roofline, max(FLOPs / (peak · efficiency), bytes / (bandwidth · MBU)), because the kernels of a
+step run one after another; summing per-kernel rooflines is what LLM-Viewer and vidur do as well (costmodel.md §1.1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from chunkviz.config import CostConfig, GpuSpec, ModelSpec
+
+# Linear-layer MFU against tokens per step, measured on A100 by vidur (costmodel.md §1.3): 64→28%, 128→47%,
+# 256→65%, 512→72%, 2048→70%, 8192→74%. The 1024-token dip (66%) and the 512 peak are smoothed into a monotone
+# curve so that adding tokens never makes a step faster.
+_A100_MFU_POINTS: tuple[tuple[float, float], ...] = ((64.0, 0.28), (128.0, 0.47), (256.0, 0.65), (512.0, 0.70),
+                                                     (8192.0, 0.74))
+_A100_RIDGE_TOKENS = 312e12 / 2.039e12  # ≈153 FLOP/byte
+# FlashAttention-2 (Dao, 2023) reports its forward pass at 50–73% of A100 peak; we take the low end as a constant so
+# that attention time grows with every added (query, key) pair.
+ATTENTION_EFFICIENCY = 0.5
+_ALLREDUCE_LATENCY_S = 5e-6  # per collective launch; a NCCL small-message latency order of magnitude (assumption)
+
+
+def mfu_at(num_tokens: float, gpu: GpuSpec) -> float:
+    """Achievable matmul efficiency for a step of `num_tokens` tokens on `gpu`.
+
+    Principle for GPUs other than A100: a GEMM's efficiency depends on its arithmetic intensity relative to the GPU's
+    ridge point, so a GPU whose ridge is k times A100's needs k times the tokens for the same MFU. We therefore look
+    the A100 curve up at num_tokens · 153 / ridge(gpu).
+    """
+    if num_tokens <= 0:
+        return 0.0
+    x = num_tokens * _A100_RIDGE_TOKENS / gpu.ridge_tokens
+    (x0, m0) = _A100_MFU_POINTS[0]
+    if x <= x0:
+        # Below the first point the step is bandwidth-bound anyway; sqrt keeps tokens/MFU rising (monotone time).
+        return m0 * math.sqrt(x / x0)
+    for (xa, ma), (xb, mb) in zip(_A100_MFU_POINTS, _A100_MFU_POINTS[1:]):
+        if x <= xb:
+            frac = (math.log2(x) - math.log2(xa)) / (math.log2(xb) - math.log2(xa))
+            return ma + frac * (mb - ma)
+    return _A100_MFU_POINTS[-1][1]
+
+
+@dataclass(frozen=True, slots=True)
+class StepShape:
+    """What a step computes, reduced to the four numbers the cost depends on."""
+
+    num_tokens: int  # tokens computed this step (prefill chunk tokens + one per decode)
+    num_seqs: int  # sequences in the step; each gets logits for its last token
+    attention_pairs: int  # (query, key) pairs under the causal mask, summed over sequences
+    kv_read_tokens: int  # cached context tokens whose K and V are read
+
+
+def shape_of(prefill_chunks: tuple[tuple[int, int], ...] = (), decode_contexts: tuple[int, ...] = ()) -> StepShape:
+    """StepShape of prefill chunks (c tokens after p cached) and decodes (context x before the new token)."""
+    tokens = sum(c for c, _ in prefill_chunks) + len(decode_contexts)
+    pairs = sum(c * p + c * (c + 1) // 2 for c, p in prefill_chunks) + sum(x + 1 for x in decode_contexts)
+    kv_read = sum(p for _, p in prefill_chunks) + sum(decode_contexts)
+    return StepShape(tokens, len(prefill_chunks) + len(decode_contexts), pairs, kv_read)
+
+
+@dataclass(frozen=True, slots=True)
+class StepCost:
+    """Seconds per term, and the work done (FLOPs and bytes summed over all GPUs of the engine)."""
+
+    dense_s: float
+    attention_s: float
+    lm_head_s: float
+    communication_s: float
+    overhead_s: float
+    total_s: float
+    flops: float
+    bytes: float
+    mfu: float
+    mbu: float
+
+
+def _roofline_s(flops: float, bytes_: float, efficiency: float, gpu: GpuSpec, mbu: float) -> float:
+    compute_s = flops / (gpu.peak_flops_per_s * efficiency) if flops > 0 else 0.0
+    memory_s = bytes_ / (gpu.hbm_bytes_per_s * mbu)
+    return max(compute_s, memory_s)
+
+
+def step_cost(shape: StepShape, model: ModelSpec, gpu: GpuSpec, cost: CostConfig = CostConfig(),
+              tensor_parallel: int = 1) -> StepCost:
+    """Time of one engine step on `tensor_parallel` GPUs, each holding 1/tp of weights, heads and KV."""
+    if shape.num_tokens <= 0:
+        return StepCost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    tp, b, t = tensor_parallel, model.bytes_per_param, shape.num_tokens
+    eff = mfu_at(t, gpu)  # each GPU runs all t rows against a 1/tp slice of the weights
+    dense_flops = 2.0 * t * model.num_dense_params
+    dense_bytes = float(model.num_dense_params * b)
+    attn_flops = 4.0 * model.hidden_size * model.num_layers * shape.attention_pairs
+    attn_bytes = float((shape.kv_read_tokens + t) * model.kv_bytes_per_token)
+    head_flops = 2.0 * shape.num_seqs * model.num_lm_head_params
+    head_bytes = float(model.num_lm_head_params * b)
+    dense_s = _roofline_s(dense_flops / tp, dense_bytes / tp, eff, gpu, cost.mbu)
+    attention_s = _roofline_s(attn_flops / tp, attn_bytes / tp, ATTENTION_EFFICIENCY, gpu, cost.mbu)
+    lm_head_s = _roofline_s(head_flops / tp, head_bytes / tp, mfu_at(shape.num_seqs, gpu), gpu, cost.mbu)
+    communication_s = 0.0
+    if tp > 1:
+        # Two all-reduces per layer (after attention and after the MLP) of t·hidden activations; a ring moves
+        # 2(tp-1)/tp of the message over each link.
+        message_bytes = t * model.hidden_size * b
+        per_collective_s = 2 * (tp - 1) / tp * message_bytes / gpu.interconnect_bytes_per_s + _ALLREDUCE_LATENCY_S
+        communication_s = 2 * model.num_layers * per_collective_s
+    total_s = dense_s + attention_s + lm_head_s + communication_s + cost.step_overhead_s
+    flops = dense_flops + attn_flops + head_flops
+    bytes_ = dense_bytes + attn_bytes + head_bytes
+    return StepCost(
+        dense_s=dense_s, attention_s=attention_s, lm_head_s=lm_head_s, communication_s=communication_s,
+        overhead_s=cost.step_overhead_s, total_s=total_s, flops=flops, bytes=bytes_,
+        mfu=flops / (total_s * gpu.peak_flops_per_s * tp),
+        mbu=bytes_ / (total_s * gpu.hbm_bytes_per_s * tp),
+    )

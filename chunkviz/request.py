@@ -1,0 +1,60 @@
+"""Requests as the workload hands them to the engine: immutable specs with ids in arrival order.
+
+Invariant: a prompt's content segments add up to exactly `prompt_tokens`; equal segment keys at equal offsets
+mean equal token ids, which is all prefix caching needs to know about token content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Priority classes (the article's "per-class SLO"): 0 is interactive chat, 1 is offline batch.
+PRIORITY_INTERACTIVE = 0
+PRIORITY_BATCH = 1
+PRIORITY_NAMES = {PRIORITY_INTERACTIVE: "interactive", PRIORITY_BATCH: "batch"}
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of `num_tokens` tokens whose ids are a fixed function of (key, offset).
+
+    Two prompts that hold the same key at the same offsets hold the same token ids, so a shared system prompt is
+    one segment reused by many requests, and a conversation's next turn repeats the earlier turns' segments.
+    """
+
+    key: str
+    num_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One user request: when it arrives, how long its prompt is, how many tokens it will generate."""
+
+    request_id: int
+    arrival_s: float
+    prompt_tokens: int
+    output_tokens: int
+    priority: int = PRIORITY_INTERACTIVE
+    n_samples: int = 1
+    # None means "unique content": the prompt shares nothing with any other request.
+    segments: tuple[Segment, ...] | None = None
+    # Segment key of the generated tokens (sample 0); a later turn that quotes this answer uses the same key.
+    output_key: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.prompt_tokens < 1:
+            raise ValueError(f"request {self.request_id}: prompt_tokens must be at least 1, got {self.prompt_tokens}")
+        if self.output_tokens < 1:
+            raise ValueError(f"request {self.request_id}: output_tokens must be at least 1, got {self.output_tokens}")
+        if self.n_samples < 1:
+            raise ValueError(f"request {self.request_id}: n_samples must be at least 1, got {self.n_samples}")
+        if not self.arrival_s >= 0.0:  # also rejects NaN
+            raise ValueError(f"request {self.request_id}: arrival_s must be a number >= 0, got {self.arrival_s}")
+        if self.segments is not None and sum(s.num_tokens for s in self.segments) != self.prompt_tokens:
+            raise ValueError(f"request {self.request_id}: segments must add up to prompt_tokens")
+
+    def prompt_segments(self) -> tuple[Segment, ...]:
+        """The prompt's content; a request without declared content gets one segment of its own."""
+        if self.segments is not None:
+            return self.segments
+        return (Segment(f"r{self.request_id}", self.prompt_tokens),)

@@ -1,0 +1,25 @@
+"""Small builders shared by the core tests."""
+
+from __future__ import annotations
+
+from chunkviz.catalogue import get_gpu, get_model
+from chunkviz.config import CacheConfig, SchedulerConfig, SimConfig
+from chunkviz.request import Request
+
+
+def make_config(policy: str = "chunked", budget: int | None = 512, num_gpu_blocks: int | None = None,
+                max_num_seqs: int = 256, threshold: int = 0, detail: bool = True, block_size: int = 16,
+                prefix_caching: bool = False, eviction: str = "lru", allocation: str = "incremental",
+                mixed: bool = False, max_num_steps: int = 2_000_000) -> SimConfig:
+    return SimConfig(
+        model=get_model("llama-3-8b"), gpu=get_gpu("h100-sxm"),
+        scheduler=SchedulerConfig(policy=policy, max_num_batched_tokens=budget, max_num_seqs=max_num_seqs,
+                                  long_prefill_token_threshold=threshold, sglang_enable_mixed_chunk=mixed),
+        cache=CacheConfig(block_size=block_size, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=prefix_caching,
+                          eviction=eviction, allocation=allocation),
+        record_detail=detail, max_num_steps=max_num_steps)
+
+
+def make_requests(specs: list[tuple[float, int, int]]) -> tuple[Request, ...]:
+    """Requests from (arrival_s, prompt_tokens, output_tokens) triples, ids in order."""
+    return tuple(Request(i, a, p, o) for i, (a, p, o) in enumerate(specs))
