@@ -16,9 +16,13 @@ from chunkviz.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, 
 from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, POLICY_NAMES, CacheConfig, CostConfig,
                              SchedulerConfig)
 from chunkviz.metrics import summarize
+from chunkviz.errors import InputError
 from chunkviz.presets import PRESETS
+from chunkviz.request import Request
 from chunkviz.scenario import Scenario, run_scenario
 from chunkviz.trace import Trace
+from chunkviz.trace_loaders import load_trace
+from chunkviz.trace_select import select
 from chunkviz.workload import ARRIVALS, LENGTH_DISTS, WorkloadSpec
 
 MAX_SPEC_BYTES = 1_000_000
@@ -51,6 +55,11 @@ def register(subparsers: Any) -> None:
     _add_cache_flags(p)
     p.add_argument("--slo-ttft-ms", type=float, default=None)
     p.add_argument("--slo-tbt-ms", type=float, default=None)
+    p.add_argument("--trace", type=Path, help="replay a request trace (Azure CSV, Mooncake JSONL or plain CSV)")
+    p.add_argument("--trace-format", choices=("azure", "mooncake", "csv"), default=None)
+    p.add_argument("--time-window", default=None, help="A:B seconds of the trace to keep")
+    p.add_argument("--rate-scale", type=float, default=None, help="replay at K times the original load")
+    p.add_argument("--sample", type=int, default=None, help="keep a seeded sample of N requests")
     p.add_argument("--trace-out", type=Path, help="write the full trace JSON here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -110,9 +119,26 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                     record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args))
 
 
-def load_trace_requests(args: argparse.Namespace):
-    """Requests from --trace (see cli_traces), or None for a synthetic workload."""
-    return None
+def _time_window(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    parts = text.split(":")
+    try:
+        start_s, end_s = (float(x) for x in parts)
+    except ValueError:
+        raise InputError(f"--time-window must look like A:B (seconds), got {text!r}") from None
+    return (start_s, end_s)
+
+
+def load_trace_requests(args: argparse.Namespace) -> tuple[Request, ...] | None:
+    """Requests from --trace after window, rate scaling and sampling, or None for a synthetic workload."""
+    if args.trace is None:
+        if args.time_window or args.rate_scale is not None or args.sample is not None:
+            raise InputError("--time-window, --rate-scale and --sample need --trace FILE")
+        return None
+    loaded = load_trace(args.trace, args.trace_format, name=args.trace.name)
+    return select(loaded.requests, time_window_s=_time_window(args.time_window), rate_scale=args.rate_scale,
+                  sample=args.sample, seed=args.seed)
 
 
 def _dist(d: Any) -> dict[str, Any]:

@@ -84,3 +84,16 @@ def test_bad_input_gives_one_line_and_exit_2(capsys, argv, fragment):
     assert code == 2
     assert fragment in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_simulate_replays_the_bundled_trace(capsys):
+    from chunkviz.trace_loaders import BUNDLED_SAMPLE_PATH
+
+    out = _run_json(capsys, ["simulate", "--json", "--trace", str(BUNDLED_SAMPLE_PATH), "--sample", "40",
+                             "--rate-scale", "2", "--policy", "chunked"])
+    assert out["num_requests"] == 40 and out["num_finished"] == 40
+
+
+def test_trace_flags_need_a_trace(capsys):
+    assert main(["simulate", "--rate-scale", "2"]) == 2
+    assert "need --trace" in capsys.readouterr().err

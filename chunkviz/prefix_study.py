@@ -1,0 +1,205 @@
+"""Prefix-cache hit rates with timing ignored: replay each request's prompt block ids through a cache of C blocks.
+
+Invariant: a request's hits are its leading run of cached blocks (counting stops at the first miss); after each
+request the cache holds at most C blocks; no policy beats the unlimited-capacity ceiling.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import heapq
+from collections import OrderedDict
+from collections.abc import Callable, Container, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from chunkviz.errors import InputError
+from chunkviz.request import Request, Segment
+
+BlockLists = Sequence[Sequence[Hashable]]
+
+
+class PrefixCache(Protocol):
+    """A set of resident block ids plus the policy that decides which to drop."""
+
+    @property
+    def blocks(self) -> Container[Hashable]: ...  # the replay loop tests `in` on it directly, for speed
+
+    def touch_all(self, block_ids: Iterable[Hashable]) -> None: ...  # insert or refresh, in the given order
+
+    def evict_to(self, capacity_blocks: int) -> None: ...
+
+
+@dataclass(slots=True)
+class FifoPrefixCache:
+    """Evicts the oldest insertion; a hit does not refresh a block, so even a hot shared prefix ages out."""
+
+    blocks: OrderedDict[Hashable, None] = field(default_factory=OrderedDict)
+
+    def touch_all(self, block_ids: Iterable[Hashable]) -> None:
+        blocks = self.blocks
+        for block_id in block_ids:
+            blocks.setdefault(block_id, None)  # already resident: keeps its old place in the queue
+
+    def evict_to(self, capacity_blocks: int) -> None:
+        while len(self.blocks) > capacity_blocks:
+            self.blocks.popitem(last=False)
+
+
+@dataclass(slots=True)
+class LruPrefixCache:
+    """Evicts the least recently touched block."""
+
+    blocks: OrderedDict[Hashable, None] = field(default_factory=OrderedDict)
+
+    def touch_all(self, block_ids: Iterable[Hashable]) -> None:
+        blocks = self.blocks
+        for block_id in block_ids:
+            blocks[block_id] = None
+            blocks.move_to_end(block_id)
+
+    def evict_to(self, capacity_blocks: int) -> None:
+        while len(self.blocks) > capacity_blocks:
+            self.blocks.popitem(last=False)
+
+
+@dataclass(slots=True)
+class LfuPrefixCache:
+    """Evicts the block with the fewest touches since it was inserted; ties go to the least recently touched.
+
+    The count restarts at 1 when an evicted block comes back (no history is kept for absent blocks).
+    """
+
+    blocks: dict[Hashable, tuple[int, int]] = field(default_factory=dict)  # block id -> (touches, last tick)
+    # Lazy min-heap of (touches, tick, id): an entry is stale once its block is touched again; stale entries are
+    # skipped when popped. Ticks are unique, so ids (which may not be orderable) are never compared.
+    heap: list[tuple[int, int, Hashable]] = field(default_factory=list)
+    tick: int = 0
+
+    def touch_all(self, block_ids: Iterable[Hashable]) -> None:
+        blocks, heap, tick = self.blocks, self.heap, self.tick
+        for block_id in block_ids:
+            tick += 1
+            touches = blocks[block_id][0] + 1 if block_id in blocks else 1
+            blocks[block_id] = (touches, tick)
+            heapq.heappush(heap, (touches, tick, block_id))
+        self.tick = tick
+        if len(heap) > 4 * len(blocks) + 1024:  # drop stale entries so memory tracks the cache, not the trace
+            self.heap = [(t, k, b) for b, (t, k) in blocks.items()]
+            heapq.heapify(self.heap)
+
+    def evict_to(self, capacity_blocks: int) -> None:
+        blocks, heap = self.blocks, self.heap
+        while len(blocks) > capacity_blocks:
+            touches, tick, block_id = heapq.heappop(heap)
+            if blocks.get(block_id) == (touches, tick):
+                del blocks[block_id]
+
+
+# UI name -> factory; a new policy is one class above plus one entry here.
+PREFIX_CACHE_POLICIES: dict[str, Callable[[], PrefixCache]] = {
+    "fifo": FifoPrefixCache,
+    "lru": LruPrefixCache,
+    "lfu": LfuPrefixCache,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixStudyResult:
+    """Hit counts of one policy at one capacity over a whole trace; hit_rate = hit_blocks / prompt_blocks."""
+
+    policy: str
+    capacity_blocks: int | None  # None: unlimited capacity
+    hit_rate: float
+    hit_blocks: int
+    prompt_blocks: int
+    num_requests: int
+
+    def to_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+def _result(policy: str, capacity_blocks: int | None, hit_blocks: int, block_lists: BlockLists) -> PrefixStudyResult:
+    prompt_blocks = sum(len(blocks) for blocks in block_lists)
+    hit_rate = hit_blocks / prompt_blocks if prompt_blocks else 0.0
+    return PrefixStudyResult(policy, capacity_blocks, hit_rate, hit_blocks, prompt_blocks, len(block_lists))
+
+
+def leading_hits(resident: Container[Hashable], block_ids: Sequence[Hashable]) -> int:
+    """How many of block_ids, from the first, are resident before the first miss (a prefix cache can only reuse
+    a contiguous prefix: after a miss the KV of later blocks depends on tokens that must be recomputed)."""
+    num_hits = 0
+    for block_id in block_ids:
+        if block_id not in resident:
+            break
+        num_hits += 1
+    return num_hits
+
+
+def run_prefix_study(block_lists: BlockLists, policy: str, capacity_blocks: int) -> PrefixStudyResult:
+    """Blocks hit under `policy` with room for `capacity_blocks` blocks, requests replayed in order."""
+    if policy not in PREFIX_CACHE_POLICIES:
+        raise InputError(f"unknown prefix-cache policy {policy!r}; choose one of {', '.join(PREFIX_CACHE_POLICIES)}")
+    if isinstance(capacity_blocks, bool) or not isinstance(capacity_blocks, int) or capacity_blocks < 1:
+        raise InputError(f"capacity must be a whole number of blocks >= 1, got {capacity_blocks!r}")
+    cache = PREFIX_CACHE_POLICIES[policy]()
+    hit_blocks = 0
+    for block_ids in block_lists:
+        hit_blocks += leading_hits(cache.blocks, block_ids)
+        # Last block first, so the request's first block is the freshest: its prefix outlives its tail, as in
+        # vLLM, which frees a finished sequence's blocks tail-first.
+        cache.touch_all(reversed(block_ids))
+        cache.evict_to(capacity_blocks)
+    return _result(policy, capacity_blocks, hit_blocks, block_lists)
+
+
+def unlimited_ceiling(block_lists: BlockLists) -> PrefixStudyResult:
+    """Blocks hit when nothing is ever evicted: the most any policy can reach."""
+    seen: set[Hashable] = set()  # membership only, so set order never shows in the result
+    hit_blocks = 0
+    for block_ids in block_lists:
+        hit_blocks += leading_hits(seen, block_ids)
+        seen.update(block_ids)
+    return _result("unlimited", None, hit_blocks, block_lists)
+
+
+def hit_rate_curve(block_lists: BlockLists, capacities: Sequence[int],
+                   policies: Sequence[str] = tuple(PREFIX_CACHE_POLICIES)) -> tuple[PrefixStudyResult, ...]:
+    """One result per (policy, capacity), policy-major in the order given."""
+    block_lists = tuple(block_lists)  # a generator would be used up by the first policy
+    return tuple(run_prefix_study(block_lists, policy, c) for policy in policies for c in capacities)
+
+
+def _chain(parent: bytes, pieces: list[tuple[str, int, int]]) -> bytes:
+    # A block's id hashes its parent's id with its own content, so equal ids mean equal prefixes (the style's
+    # blake2b chain); repr of (str, int, int) tuples is unambiguous, unlike joining with a separator.
+    return hashlib.blake2b(parent + repr(pieces).encode(), digest_size=8).digest()
+
+
+def _prompt_block_ids(segments: tuple[Segment, ...], block_tokens: int) -> tuple[int, ...]:
+    block_ids: list[int] = []
+    parent = b""
+    pieces: list[tuple[str, int, int]] = []  # (segment key, offset in segment, tokens) inside the current block
+    room = block_tokens
+    for segment in segments:
+        offset = 0
+        while offset < segment.num_tokens:
+            take = min(room, segment.num_tokens - offset)
+            pieces.append((segment.key, offset, take))
+            offset += take
+            room -= take
+            if room == 0:
+                parent = _chain(parent, pieces)
+                block_ids.append(int.from_bytes(parent, "big"))
+                pieces, room = [], block_tokens
+    if pieces:  # a partial last block gets an id too (as in Mooncake); it only matches the same partial content
+        block_ids.append(int.from_bytes(_chain(parent, pieces), "big"))
+    return tuple(block_ids)
+
+
+def block_ids_from_requests(requests: Sequence[Request], block_tokens: int = 512) -> tuple[tuple[int, ...], ...]:
+    """Each request's prompt cut into `block_tokens`-token blocks, as chained content ids (64-bit ints)."""
+    if block_tokens < 1:
+        raise InputError(f"block size must be at least 1 token, got {block_tokens}")
+    return tuple(_prompt_block_ids(request.prompt_segments(), block_tokens) for request in requests)
