@@ -2,10 +2,11 @@
 # Installs everything the tests need (Python packages, Debian's chromium for the browser tests) and runs them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x /usr/bin/chromium ]; then
-  echo "Installing Debian's chromium for the browser tests..."
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
-  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
+# Chromium for the browser tests; a CJK font so the 中文 screenshots are readable.
+if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/truetype/wqy ]; then
+  echo "Installing Debian's chromium and a CJK font for the browser tests..."
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
 fi
 bash scripts/setup.sh requirements-dev.txt
 exec .venv/bin/python -m pytest "$@"

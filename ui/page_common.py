@@ -1,0 +1,39 @@
+"""Glue every page shares: the scenario chosen in the sidebar, the chart labels, metric cards with deltas."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from chunkviz.metrics import Metrics
+from chunkviz.scenario import DEFAULT_SCENARIO, Scenario
+from ui.i18n import t
+
+
+def base_scenario() -> Scenario:
+    """The sidebar's scenario (app.py stores it on every run); the default when a page runs alone in a test."""
+    return st.session_state.get("_scenario", DEFAULT_SCENARIO)
+
+
+def lane_labels() -> dict[str, str]:
+    keys = ("steps", "waiting", "prefill", "decode", "stall", "preempted", "time_ms", "budget", "tokens", "requests")
+    return {k: t(f"lbl.{k}") for k in keys}
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else t("unit.ms", v=value * 1e3)
+
+
+def metric_cards(m: Metrics, base: Metrics | None = None) -> None:
+    """TTFT, TBT and throughput cards; with `base`, deltas against it (lower latency is green)."""
+    def delta_ms(a: float | None, b: float | None) -> str | None:
+        return None if base is None or a is None or b is None else f"{(a - b) * 1e3:+.1f} ms"
+
+    cols = st.columns(4)
+    cols[0].metric(t("metric.ttft_p50"), _ms(m.ttft_s.p50), delta_ms(m.ttft_s.p50, base and base.ttft_s.p50),
+                   delta_color="inverse")
+    cols[1].metric(t("metric.tbt_p50"), _ms(m.tbt_s.p50), delta_ms(m.tbt_s.p50, base and base.tbt_s.p50),
+                   delta_color="inverse")
+    cols[2].metric(t("metric.tbt_p99"), _ms(m.tbt_s.p99), delta_ms(m.tbt_s.p99, base and base.tbt_s.p99),
+                   delta_color="inverse")
+    thr_delta = None if base is None else f"{m.throughput_output_tokens_per_s - base.throughput_output_tokens_per_s:+.0f}"
+    cols[3].metric(t("metric.throughput"), f"{m.throughput_output_tokens_per_s:.0f}", thr_delta)
