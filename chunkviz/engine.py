@@ -23,6 +23,8 @@ from chunkviz.snapshot import take_snapshot
 from chunkviz.trace import StepRecord, Trace
 
 MAX_NUM_REQUESTS = 200_000
+# Detailed runs keep a snapshot per step; past this many steps they would need gigabytes, so they stop early.
+MAX_DETAIL_STEPS = 50_000
 
 
 def _check_requests(requests: Sequence[Request]) -> list[Request]:
@@ -54,6 +56,15 @@ def _rejection_reason(config: SimConfig, run: RunState, request: Request) -> str
     return None
 
 
+def _reserves_prompt(config: SimConfig) -> bool:
+    """Whether admission takes blocks for the whole prompt at once.
+
+    SGLang's PrefillAdder admits a request only when its whole input fits in the KV pool (costmodel.md §2.4);
+    without that, a chunked prompt that outgrows memory preempts itself while decodes wait, for ever.
+    """
+    return config.cache.allocation == "reserve" or config.scheduler.policy == "sglang"
+
+
 def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     """Run the engine over `requests` (ids in arrival order) and return the full trace."""
     pending = deque(_check_requests(requests))
@@ -61,13 +72,14 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     emit = events.append if config.record_detail else (lambda event: None)
     kv = make_kv_manager(config, list(pending), emit)
     ctx = SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler,
-                       budget_tokens=config.budget_tokens, reserve_prompt=config.cache.allocation == "reserve",
+                       budget_tokens=config.budget_tokens, reserve_prompt=_reserves_prompt(config),
                        emit=emit, admit_counter=[0])
     run = RunState(config=config, ctx=ctx)
     policy = POLICIES[config.scheduler.policy]
     records: list[StepRecord] = []
     now_s, num_idle_plans = 0.0, 0
-    guard = 2 * config.max_num_steps + 4 * len(pending) + 16
+    step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps
+    guard = 2 * step_limit + 4 * len(pending) + 16
     for _ in range(guard):  # bounded; real steps are also capped below
         while pending and pending[0].arrival_s <= now_s:
             _arrive(config, run, pending.popleft(), emit, now_s)
@@ -90,9 +102,10 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
                 now_s = max(now_s, pending[0].arrival_s)
             continue
         num_idle_plans = 0
-        if run.num_steps >= config.max_num_steps:
-            raise SimulationLimitError(f"simulation stopped at the limit of max_num_steps={config.max_num_steps} "
-                                       f"engine steps; use fewer requests or a larger budget")
+        if run.num_steps >= step_limit:
+            raise SimulationLimitError(f"simulation stopped at the limit of max_num_steps={step_limit} engine steps"
+                                       f"{' (detailed runs)' if step_limit < config.max_num_steps else ''}; "
+                                       f"use fewer requests or a larger budget")
         shape, chunks = shape_and_chunks(plan)
         cost = step_cost(shape, config.model, config.gpu, config.cost, config.tensor_parallel)
         start_s, now_s = now_s, now_s + cost.total_s

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from chunkviz.sched_common import Plan, SchedContext, admit_waiting, allocate_or_preempt, schedule_running
+from chunkviz.sched_common import (Plan, SchedContext, admit_waiting, allocate_or_preempt, cap_chunk,
+                                   schedule_running)
 
 
 def schedule_chunked(ctx: SchedContext) -> Plan:
@@ -45,7 +46,7 @@ def schedule_sglang(ctx: SchedContext) -> Plan:
     for seq in prefilling:  # at most one partial prompt exists: the last one admitted
         if budget <= 0:
             break
-        want = min(seq.num_tokens - seq.num_computed_tokens, budget)
+        want = min(cap_chunk(ctx, seq.num_tokens - seq.num_computed_tokens), budget)
         if not allocate_or_preempt(ctx, plan, seq, want):
             return plan
         plan.items.append((seq, want))

@@ -27,7 +27,9 @@ settings.load_profile("ci")
 @given(reqs=request_lists, policy=st.sampled_from(POLICY_NAMES), budget=st.sampled_from([64, 512, 4096]),
        blocks=st.sampled_from([None, 60, 400]), threshold=st.sampled_from([0, 200]))
 def test_engine_invariants(reqs, policy, budget, blocks, threshold):
-    trace = simulate(make_config(policy, budget, num_gpu_blocks=blocks, threshold=threshold), reqs)
+    # A small step bound turns any livelock into a fast failure instead of an out-of-memory crash.
+    trace = simulate(make_config(policy, budget, num_gpu_blocks=blocks, threshold=threshold, max_num_steps=20_000),
+                     reqs)
     for r in trace.requests:
         # Every request either finishes with all its tokens or is rejected with a reason.
         assert (r.finish_s is not None) != (r.rejected_reason is not None)
@@ -61,7 +63,7 @@ def test_prefill_chunks_add_up_to_the_prompt(reqs, policy):
 @given(reqs=request_lists, policy=st.sampled_from(POLICY_NAMES), blocks=st.sampled_from([None, 80]))
 def test_metrics_only_mode_makes_the_same_decisions(reqs, policy, blocks):
     # The counting KV manager (metrics-only) and the paged BlockManager must schedule identically.
-    detailed = simulate(make_config(policy, 512, num_gpu_blocks=blocks, detail=True), reqs)
+    detailed = simulate(make_config(policy, 512, num_gpu_blocks=blocks, detail=True, max_num_steps=20_000), reqs)
     fast = simulate(make_config(policy, 512, num_gpu_blocks=blocks, detail=False), reqs)
     assert fast.steps == ()
     assert fast.step_durations_s == detailed.step_durations_s

@@ -108,3 +108,13 @@ def test_reserve_allocation_takes_the_whole_prompt_at_admission():
     assert trace.steps[0].num_used_blocks == 100  # 1600 / 16, although only 512 tokens were computed
     inc = simulate(make_config("chunked", 512, num_gpu_blocks=1000), make_requests([(0.0, 1600, 2)]))
     assert inc.steps[0].num_used_blocks == 32
+
+
+def test_sglang_chunked_prompt_that_outgrows_memory_does_not_livelock():
+    # Found by fuzzing: a 724-token prompt chunked at 200 tokens kept preempting itself while the decode it had
+    # to wait for never ran. SGLang admits a prompt only when all of it fits, so this must finish.
+    reqs = make_requests([(0.329, 727, 16), (0.347, 2090, 33), (0.364, 1826, 27), (0.461, 724, 21),
+                          (0.719, 2105, 36), (1.816, 1736, 34)])
+    trace = simulate(make_config("sglang", 4096, num_gpu_blocks=80, threshold=200, max_num_steps=5000), reqs)
+    assert all((r.finish_s is None) != (r.rejected_reason is None) for r in trace.requests)
+    assert trace.num_steps < 2000
