@@ -8,8 +8,16 @@ from ui.widgets import language_switch, sidebar_scenario
 
 st.set_page_config(page_title="chunkviz", page_icon="🍳", layout="wide")
 language_switch()
+# url_path must differ from the file's stem: AppTest (1.67) otherwise reruns pages/<stem>.py without this frame.
 PAGES = [
     st.Page("pages/timeline_page.py", title=t("nav.timeline"), url_path="timeline", default=True),
+    st.Page("pages/kv_cache_page.py", title=t("nav.kv"), url_path="kv"),
+    st.Page("pages/paging_page.py", title=t("nav.paging"), url_path="replacement"),
+    st.Page("pages/tradeoffs_page.py", title=t("nav.tradeoffs"), url_path="tradeoffs"),
+    st.Page("pages/attention_page.py", title=t("nav.attention"), url_path="attention"),
+    st.Page("pages/seed_demo_page.py", title=t("nav.seed"), url_path="article"),
+    st.Page("pages/quiz_page.py", title=t("nav.quiz"), url_path="quiz"),
+    st.Page("pages/traces_page.py", title=t("nav.traces"), url_path="traces"),
 ]
 page = st.navigation(PAGES)
 notices = st.container()

@@ -1,0 +1,5 @@
+"""Placeholder while the page is being written in this session."""
+
+import streamlit as st
+
+st.title("seed_demo")
