@@ -87,35 +87,51 @@ def _roofline_s(flops: float, bytes_: float, efficiency: float, gpu: GpuSpec, mb
     return max(compute_s, memory_s)
 
 
+class StepCoster:
+    """step_cost with the model/GPU constants worked out once (the engine calls it every step)."""
+
+    def __init__(self, model: ModelSpec, gpu: GpuSpec, cost: CostConfig = CostConfig(), tensor_parallel: int = 1):
+        self.model, self.gpu, self.cost, self.tp = model, gpu, cost, tensor_parallel
+        self.dense_params = model.num_dense_params
+        self.head_params = model.num_lm_head_params
+        self.dense_bytes = float(self.dense_params * model.bytes_per_param)
+        self.head_bytes = float(self.head_params * model.bytes_per_param)
+        self.attn_flops_per_pair = 4.0 * model.hidden_size * model.num_layers
+        self.kv_bytes_per_token = model.kv_bytes_per_token
+
+    def __call__(self, shape: StepShape) -> StepCost:
+        if shape.num_tokens <= 0:
+            return StepCost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        gpu, tp, mbu, t = self.gpu, self.tp, self.cost.mbu, shape.num_tokens
+        eff = mfu_at(t, gpu)  # each GPU runs all t rows against a 1/tp slice of the weights
+        dense_flops = 2.0 * t * self.dense_params
+        attn_flops = self.attn_flops_per_pair * shape.attention_pairs
+        attn_bytes = float((shape.kv_read_tokens + t) * self.kv_bytes_per_token)
+        head_flops = 2.0 * shape.num_seqs * self.head_params
+        dense_s = _roofline_s(dense_flops / tp, self.dense_bytes / tp, eff, gpu, mbu)
+        attention_s = _roofline_s(attn_flops / tp, attn_bytes / tp, ATTENTION_EFFICIENCY, gpu, mbu)
+        lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, mfu_at(shape.num_seqs, gpu), gpu, mbu)
+        communication_s = self._communication_s(t)
+        total_s = dense_s + attention_s + lm_head_s + communication_s + self.cost.step_overhead_s
+        flops = dense_flops + attn_flops + head_flops
+        bytes_ = self.dense_bytes + attn_bytes + self.head_bytes
+        return StepCost(
+            dense_s=dense_s, attention_s=attention_s, lm_head_s=lm_head_s, communication_s=communication_s,
+            overhead_s=self.cost.step_overhead_s, total_s=total_s, flops=flops, bytes=bytes_,
+            mfu=flops / (total_s * gpu.peak_flops_per_s * tp), mbu=bytes_ / (total_s * gpu.hbm_bytes_per_s * tp))
+
+    def _communication_s(self, num_tokens: int) -> float:
+        if self.tp == 1:
+            return 0.0
+        # Two all-reduces per layer (after attention and after the MLP) of t·hidden activations; a ring moves
+        # 2(tp-1)/tp of the message over each link.
+        message_bytes = num_tokens * self.model.hidden_size * self.model.bytes_per_param
+        per_collective_s = (2 * (self.tp - 1) / self.tp * message_bytes / self.gpu.interconnect_bytes_per_s
+                            + _ALLREDUCE_LATENCY_S)
+        return 2 * self.model.num_layers * per_collective_s
+
+
 def step_cost(shape: StepShape, model: ModelSpec, gpu: GpuSpec, cost: CostConfig = CostConfig(),
               tensor_parallel: int = 1) -> StepCost:
     """Time of one engine step on `tensor_parallel` GPUs, each holding 1/tp of weights, heads and KV."""
-    if shape.num_tokens <= 0:
-        return StepCost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    tp, b, t = tensor_parallel, model.bytes_per_param, shape.num_tokens
-    eff = mfu_at(t, gpu)  # each GPU runs all t rows against a 1/tp slice of the weights
-    dense_flops = 2.0 * t * model.num_dense_params
-    dense_bytes = float(model.num_dense_params * b)
-    attn_flops = 4.0 * model.hidden_size * model.num_layers * shape.attention_pairs
-    attn_bytes = float((shape.kv_read_tokens + t) * model.kv_bytes_per_token)
-    head_flops = 2.0 * shape.num_seqs * model.num_lm_head_params
-    head_bytes = float(model.num_lm_head_params * b)
-    dense_s = _roofline_s(dense_flops / tp, dense_bytes / tp, eff, gpu, cost.mbu)
-    attention_s = _roofline_s(attn_flops / tp, attn_bytes / tp, ATTENTION_EFFICIENCY, gpu, cost.mbu)
-    lm_head_s = _roofline_s(head_flops / tp, head_bytes / tp, mfu_at(shape.num_seqs, gpu), gpu, cost.mbu)
-    communication_s = 0.0
-    if tp > 1:
-        # Two all-reduces per layer (after attention and after the MLP) of t·hidden activations; a ring moves
-        # 2(tp-1)/tp of the message over each link.
-        message_bytes = t * model.hidden_size * b
-        per_collective_s = 2 * (tp - 1) / tp * message_bytes / gpu.interconnect_bytes_per_s + _ALLREDUCE_LATENCY_S
-        communication_s = 2 * model.num_layers * per_collective_s
-    total_s = dense_s + attention_s + lm_head_s + communication_s + cost.step_overhead_s
-    flops = dense_flops + attn_flops + head_flops
-    bytes_ = dense_bytes + attn_bytes + head_bytes
-    return StepCost(
-        dense_s=dense_s, attention_s=attention_s, lm_head_s=lm_head_s, communication_s=communication_s,
-        overhead_s=cost.step_overhead_s, total_s=total_s, flops=flops, bytes=bytes_,
-        mfu=flops / (total_s * gpu.peak_flops_per_s * tp),
-        mbu=bytes_ / (total_s * gpu.hbm_bytes_per_s * tp),
-    )
+    return StepCoster(model, gpu, cost, tensor_parallel)(shape)

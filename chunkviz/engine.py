@@ -10,7 +10,7 @@ from collections import deque
 from typing import Sequence
 
 from chunkviz.config import SimConfig
-from chunkviz.cost_model import step_cost
+from chunkviz.cost_model import StepCoster
 from chunkviz.engine_apply import RunState, apply_plan, reject, shape_and_chunks
 from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.events import Arrived, DecodeStalled
@@ -76,6 +76,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
                        emit=emit, admit_counter=[0])
     run = RunState(config=config, ctx=ctx)
     policy = POLICIES[config.scheduler.policy]
+    cost_of = StepCoster(config.model, config.gpu, config.cost, config.tensor_parallel)
     records: list[StepRecord] = []
     now_s, num_idle_plans = 0.0, 0
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps
@@ -88,7 +89,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
                 break
             now_s = pending[0].arrival_s  # idle: jump to the next arrival
             continue
-        stalled_before = [s for s in ctx.running if s.is_decode_ready]
+        ready_before = [s for s in ctx.running if s.is_decode_ready]
         plan = policy(ctx)
         for seq, reason in plan.rejected:
             reject(run, seq.request, reason, now_s)
@@ -106,11 +107,10 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             raise SimulationLimitError(f"simulation stopped at the limit of max_num_steps={step_limit} engine steps"
                                        f"{' (detailed runs)' if step_limit < config.max_num_steps else ''}; "
                                        f"use fewer requests or a larger budget")
-        shape, chunks = shape_and_chunks(plan)
-        cost = step_cost(shape, config.model, config.gpu, config.cost, config.tensor_parallel)
+        shape, chunks = shape_and_chunks(plan, config.record_detail)
+        cost = cost_of(shape)
         start_s, now_s = now_s, now_s + cost.total_s
-        scheduled = {id(s) for s, _ in plan.items}
-        stalled = [s for s in stalled_before if id(s) not in scheduled and s in ctx.running]
+        stalled = _stalled(ready_before, plan, ctx.running)
         if stalled:
             run.num_stall_steps += 1
             emit(DecodeStalled(tuple(sorted({s.request.request_id for s in stalled}))))
@@ -126,6 +126,15 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     else:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")
     return run.to_trace(tuple(records), now_s)
+
+
+def _stalled(ready_before: list[SeqState], plan, running: list[SeqState]) -> list[SeqState]:
+    """Decode-ready sequences that stay running but got no token this step."""
+    if not plan.preempted and len(plan.items) >= len(running):
+        return []  # everyone running was scheduled: the common pure-decode step
+    scheduled = {id(s) for s, _ in plan.items}
+    still_running = {id(s) for s in running}
+    return [s for s in ready_before if id(s) not in scheduled and id(s) in still_running]
 
 
 def _arrive(config: SimConfig, run: RunState, request: Request, emit, now_s: float) -> None:

@@ -91,27 +91,33 @@ def reject(run: RunState, request: Request, reason: str, now_s: float) -> None:
     run.ctx.emit(Rejected(rid, reason))
 
 
-def shape_and_chunks(plan: Plan) -> tuple[StepShape, tuple[ScheduledChunk, ...]]:
+def shape_and_chunks(plan: Plan, detail: bool) -> tuple[StepShape, tuple[ScheduledChunk, ...]]:
+    """The step's shape for the cost model, and (in detailed runs) what each sequence got."""
     tokens = pairs = kv_read = 0
-    chunks = []
     for seq, n in plan.items:
         p = seq.num_computed_tokens
         tokens += n
         pairs += n * p + n * (n + 1) // 2
         kv_read += p
-        phase = "decode" if seq.is_decode_ready and n == 1 else "prefill"
-        chunks.append(ScheduledChunk(seq.request.request_id, seq.sample_index, n, p, phase))
-    return StepShape(tokens, len(plan.items), pairs, kv_read), tuple(chunks)
+    shape = StepShape(tokens, len(plan.items), pairs, kv_read)
+    if not detail:
+        return shape, ()
+    return shape, tuple(ScheduledChunk(seq.request.request_id, seq.sample_index, n, seq.num_computed_tokens,
+                                       "decode" if seq.is_decode_ready and n == 1 else "prefill")
+                        for seq, n in plan.items)
 
 
 def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
     ctx, detail = run.ctx, run.config.record_detail
+    # Only the paged manager tracks filled slots and prefix keys; the counting one has nothing to record.
+    on_computed = None if hasattr(ctx.kv, "num_seq_blocks") else ctx.kv.on_computed  # type: ignore[attr-defined]
     for seq, n in list(plan.items):
         old = seq.num_computed_tokens
         if detail:
             phase = "decode" if seq.is_decode_ready and n == 1 else "prefill"
             ctx.emit(ChunkScheduled(seq.request.request_id, seq.sample_index, n, old, phase))
-        ctx.kv.on_computed(seq.key, seq.content, old, old + n)  # type: ignore[attr-defined]
+        if on_computed is not None:
+            on_computed(seq.key, seq.content, old, old + n)
         seq.num_computed_tokens = old + n
         if seq.first_scheduled_s is None:
             seq.first_scheduled_s = start_s
@@ -122,23 +128,25 @@ def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
 def _sample_token(run: RunState, seq: SeqState, now_s: float) -> None:
     rid = seq.request.request_id
     seq.num_output_tokens += 1
-    if seq.last_token_s is not None:
-        gap_s = now_s - seq.last_token_s
-        run.tbt_gaps_s.append(gap_s)
-        if gap_s > run.max_tbt_s.get(rid, 0.0):
-            run.max_tbt_s[rid] = gap_s
+    seq.num_tokens += 1
+    last_s = seq.last_token_s
     seq.last_token_s = now_s
     if seq.token_times_s is not None:
         seq.token_times_s.append(now_s)
-    if rid not in run.first_token_s:
+    if last_s is not None:
+        gap_s = now_s - last_s
+        run.tbt_gaps_s.append(gap_s)
+        if gap_s > run.max_tbt_s.get(rid, 0.0):
+            run.max_tbt_s[rid] = gap_s
+    elif rid not in run.first_token_s:
         run.first_token_s[rid] = now_s
         run.ctx.emit(FirstToken(rid, now_s - seq.request.arrival_s))
-    group = [seq]
-    if seq.sample_index == 0 and seq.num_output_tokens == 1 and seq.request.n_samples > 1:
-        group += _fork(run, seq, now_s)
-    for s in group:
-        if s.num_output_tokens >= s.request.output_tokens:
-            _finish(run, s, now_s)
+        if seq.request.n_samples > 1 and seq.sample_index == 0:
+            for child in _fork(run, seq, now_s):
+                if child.num_output_tokens >= child.request.output_tokens:
+                    _finish(run, child, now_s)
+    if seq.num_output_tokens >= seq.request.output_tokens:
+        _finish(run, seq, now_s)
 
 
 def _fork(run: RunState, parent: SeqState, now_s: float) -> list[SeqState]:

@@ -16,7 +16,7 @@ class CountingKvManager:
         self.enable_prefix_caching = False
         self.num_evicted_blocks = 0
         self._num_free = num_blocks
-        self._num_seq_blocks: dict[SeqKey, int] = {}
+        self.num_seq_blocks: dict[SeqKey, int] = {}
 
     def num_free_blocks(self) -> int:
         return self._num_free
@@ -31,22 +31,22 @@ class CountingKvManager:
         return []
 
     def allocate(self, seq: SeqKey, write_start: int, target_tokens: int, hit_block_ids: list[int] = ()) -> bool:
-        have = self._num_seq_blocks.get(seq, 0)
+        have = self.num_seq_blocks.get(seq, 0)
         num_new = -(-target_tokens // self.block_size) - have
         if num_new <= 0:
-            self._num_seq_blocks[seq] = have
+            self.num_seq_blocks[seq] = have
             return True
         if num_new > self._num_free:
             return False
         self._num_free -= num_new
-        self._num_seq_blocks[seq] = have + num_new
+        self.num_seq_blocks[seq] = have + num_new
         return True
 
     def fork(self, parent: SeqKey, child: SeqKey) -> None:
         raise NotImplementedError("parallel sampling needs the paged BlockManager")
 
     def free(self, seq: SeqKey) -> int:
-        num = self._num_seq_blocks.pop(seq, 0)
+        num = self.num_seq_blocks.pop(seq, 0)
         self._num_free += num
         return num
 

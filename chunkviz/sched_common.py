@@ -78,13 +78,20 @@ def allocate_or_preempt(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_to
 
 def schedule_running(ctx: SchedContext, plan: Plan, budget: int) -> int:
     """Give running sequences their tokens in list order (decodes cost 1); returns the budget left."""
-    index = 0
-    while index < len(ctx.running) and budget > 0:
-        seq = ctx.running[index]
-        want = min(cap_chunk(ctx, seq.num_tokens - seq.num_computed_tokens), budget)
-        if not allocate_or_preempt(ctx, plan, seq, want):
+    index, running, items = 0, ctx.running, plan.items
+    threshold = ctx.scheduler.long_prefill_token_threshold or budget
+    # Metrics-only runs count blocks without identities: a sequence whose blocks already cover this step's tokens
+    # needs no allocation call at all (the common decode), which keeps 20k-request runs fast.
+    held_blocks = getattr(ctx.kv, "num_seq_blocks", None)
+    block_size = ctx.kv.block_size  # type: ignore[attr-defined]
+    while index < len(running) and budget > 0:  # bounded: index grows or the list shrinks
+        seq = running[index]
+        want = min(seq.num_tokens - seq.num_computed_tokens, threshold, budget)
+        target = seq.num_computed_tokens + want
+        covered = held_blocks is not None and target <= held_blocks.get(seq.key, 0) * block_size
+        if not covered and not allocate_or_preempt(ctx, plan, seq, want):
             break
-        plan.items.append((seq, want))
+        items.append((seq, want))
         budget -= want
         index += 1
     return budget

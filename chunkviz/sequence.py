@@ -6,7 +6,7 @@ decode-ready when everything but its newest sampled token is in the KV cache.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from chunkviz.blocks import Content
 from chunkviz.request import Request
@@ -24,15 +24,17 @@ class SeqState:
     first_scheduled_s: float | None = None
     last_token_s: float | None = None
     token_times_s: list[float] | None = None
-    _segment_ends: list[int] = field(default_factory=list)
+    # Derived, kept as plain fields because the step loop reads them millions of times in large runs.
+    key: tuple[int, int] = (0, 0)
+    num_tokens: int = 0
 
-    @property
-    def key(self) -> tuple[int, int]:
-        return (self.request.request_id, self.sample_index)
+    def __post_init__(self) -> None:
+        self.key = (self.request.request_id, self.sample_index)
+        self.num_tokens = self.request.prompt_tokens + self.num_output_tokens
 
-    @property
-    def num_tokens(self) -> int:
-        return self.request.prompt_tokens + self.num_output_tokens
+    def add_output_token(self) -> None:
+        self.num_output_tokens += 1
+        self.num_tokens += 1
 
     @property
     def is_decode_ready(self) -> bool:
