@@ -98,19 +98,26 @@ class StepCoster:
         self.head_bytes = float(self.head_params * model.bytes_per_param)
         self.attn_flops_per_pair = 4.0 * model.hidden_size * model.num_layers
         self.kv_bytes_per_token = model.kv_bytes_per_token
+        self._mfu: dict[int, float] = {}  # tokens -> MFU; bounded by the budget's range of token counts
+
+    def _mfu_at(self, num_tokens: int) -> float:
+        value = self._mfu.get(num_tokens)
+        if value is None:
+            value = self._mfu[num_tokens] = mfu_at(num_tokens, self.gpu)
+        return value
 
     def __call__(self, shape: StepShape) -> StepCost:
         if shape.num_tokens <= 0:
             return StepCost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         gpu, tp, mbu, t = self.gpu, self.tp, self.cost.mbu, shape.num_tokens
-        eff = mfu_at(t, gpu)  # each GPU runs all t rows against a 1/tp slice of the weights
+        eff = self._mfu_at(t)  # each GPU runs all t rows against a 1/tp slice of the weights
         dense_flops = 2.0 * t * self.dense_params
         attn_flops = self.attn_flops_per_pair * shape.attention_pairs
         attn_bytes = float((shape.kv_read_tokens + t) * self.kv_bytes_per_token)
         head_flops = 2.0 * shape.num_seqs * self.head_params
         dense_s = _roofline_s(dense_flops / tp, self.dense_bytes / tp, eff, gpu, mbu)
         attention_s = _roofline_s(attn_flops / tp, attn_bytes / tp, ATTENTION_EFFICIENCY, gpu, mbu)
-        lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, mfu_at(shape.num_seqs, gpu), gpu, mbu)
+        lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, self._mfu_at(shape.num_seqs), gpu, mbu)
         communication_s = self._communication_s(t)
         total_s = dense_s + attention_s + lm_head_s + communication_s + self.cost.step_overhead_s
         flops = dense_flops + attn_flops + head_flops

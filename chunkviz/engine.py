@@ -89,7 +89,6 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
                 break
             now_s = pending[0].arrival_s  # idle: jump to the next arrival
             continue
-        ready_before = [s for s in ctx.running if s.is_decode_ready]
         plan = policy(ctx)
         for seq, reason in plan.rejected:
             reject(run, seq.request, reason, now_s)
@@ -110,7 +109,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
         shape, chunks = shape_and_chunks(plan, config.record_detail)
         cost = cost_of(shape)
         start_s, now_s = now_s, now_s + cost.total_s
-        stalled = _stalled(ready_before, plan, ctx.running)
+        stalled = _stalled(plan, ctx.running)
         if stalled:
             run.num_stall_steps += 1
             emit(DecodeStalled(tuple(sorted({s.request.request_id for s in stalled}))))
@@ -128,13 +127,13 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     return run.to_trace(tuple(records), now_s)
 
 
-def _stalled(ready_before: list[SeqState], plan, running: list[SeqState]) -> list[SeqState]:
-    """Decode-ready sequences that stay running but got no token this step."""
-    if not plan.preempted and len(plan.items) >= len(running):
+def _stalled(plan, running: list[SeqState]) -> list[SeqState]:
+    """Decode-ready sequences that stay running but got no token this step (planning changes no progress, so
+    readiness is the same as before the step; preempted sequences have left `running`)."""
+    if len(plan.items) >= len(running):
         return []  # everyone running was scheduled: the common pure-decode step
     scheduled = {id(s) for s, _ in plan.items}
-    still_running = {id(s) for s in running}
-    return [s for s in ready_before if id(s) not in scheduled and id(s) in still_running]
+    return [s for s in running if id(s) not in scheduled and s.is_decode_ready]
 
 
 def _arrive(config: SimConfig, run: RunState, request: Request, emit, now_s: float) -> None:
