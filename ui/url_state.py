@@ -76,11 +76,35 @@ def float_parser(lo: float, hi: float) -> Callable[[str], float]:
     return parse
 
 
+def _copy(source: str, target: str) -> None:
+    st.session_state[target] = st.session_state[source]
+
+
+def widget_key(key: str) -> str:
+    """The selectbox key for the current language: `key` in English, `key_zh` in Chinese.
+
+    The browser keeps a selectbox's displayed label across reruns, so after a language switch it would still show
+    the old language; a per-language widget (fed from one canonical value) is redrawn with the new labels.
+    """
+    from ui.i18n import current_lang
+
+    return key if current_lang() == "en" else f"{key}_{current_lang()}"
+
+
 def choice(container, label: str, options: Sequence[str], key: str, default: str, format_func=str) -> str:
-    """A selectbox whose value is kept in the URL by id."""
-    seed(key, default, choice_parser(options))
-    value = container.selectbox(label, options, key=key, format_func=format_func)
-    publish(key)
+    """A selectbox whose value is kept in the URL by id, and survives language switches."""
+    canonical = f"_value_{key}"
+    seeded: set[str] = st.session_state.setdefault(_SEEDED, set())
+    if key not in seeded:  # the URL is read once, into the canonical value
+        seed(key, default, choice_parser(options))
+        st.session_state[canonical] = st.session_state.pop(key)
+    st.session_state.setdefault(canonical, default)
+    wkey = widget_key(key)
+    st.session_state[wkey] = st.session_state[canonical]
+    container.selectbox(label, options, key=wkey, format_func=format_func, on_change=_copy, args=(wkey, canonical))
+    value = st.session_state[canonical]
+    if st.query_params.get(key) != value:
+        st.query_params[key] = value
     return value
 
 

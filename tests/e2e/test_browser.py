@@ -1,0 +1,74 @@
+"""Real browser: the app boots, every page draws a chart, stepping redraws, language and shared links work."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+PAGES = ["timeline", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces"]
+
+
+def _goto(page, server_url: str, path: str) -> None:
+    page.goto(f"{server_url}/{path}")
+    wait_for_app(page, timeout_ms=60000)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_renders_a_chart(page, server_url, path):
+    _goto(page, server_url, path)
+    charts = page.get_by_test_id("stPlotlyChart")
+    charts.first.wait_for(timeout=60000)
+    page.wait_for_selector(".main-svg", timeout=60000)
+    assert charts.count() >= 1
+    assert page.get_by_test_id("stException").count() == 0
+    screenshot(page, f"page-{path}-en")
+
+
+def _lane_bar_count(page) -> int:
+    return page.locator('[data-testid="stPlotlyChart"]').first.locator("g.trace.bars path").count()
+
+
+def test_stepping_the_timeline_changes_the_drawing(page, server_url):
+    _goto(page, server_url, "?step=40")
+    page.wait_for_selector("g.trace.bars path", timeout=60000)
+    before = _lane_bar_count(page)
+    page.locator(".st-key-step_next button").click()
+    wait_for_app(page)
+    page.locator(".st-key-step_next button").click()
+    wait_for_app(page)
+    page.wait_for_timeout(800)
+    assert "step=42" in page.url
+    after = _lane_bar_count(page)
+    assert after != before or page.locator('[data-testid="stSliderThumbValue"]').first.text_content() == "42"
+    # Keyboard: the right arrow advances too (focus the page first, as Streamlit's own tests do).
+    page.get_by_test_id("stApp").click(position={"x": 5, "y": 5})
+    page.keyboard.press("ArrowRight")
+    wait_for_app(page)
+    page.wait_for_timeout(300)
+    assert "step=43" in page.url
+    screenshot(page, "timeline-stepped")
+
+
+def test_language_switch_changes_the_text(page, server_url):
+    _goto(page, server_url, "")
+    assert page.get_by_role("heading", name="Monolithic vs chunked prefill").count() == 1
+    page.get_by_text("中文").click()
+    wait_for_app(page)
+    page.get_by_role("heading", name="整体预填充 vs 分块预填充").wait_for(timeout=30000)
+    assert "lang=zh" in page.url
+    screenshot(page, "timeline-zh")
+
+
+def test_shared_url_restores_page_parameters_and_step(page, server_url):
+    _goto(page, server_url, "?lang=zh&pa=sglang&budget=1024&step=77")
+    page.get_by_role("heading", name="整体预填充 vs 分块预填充").wait_for(timeout=30000)
+    thumb = page.get_by_test_id("stSliderThumbValue")
+    assert any(thumb.nth(i).text_content() == "77" for i in range(thumb.count()))
+    assert any(thumb.nth(i).text_content() == "1024" for i in range(thumb.count()))
+    assert page.get_by_text("SGLang（预填充优先）").count() >= 1
+    for path in ("replacement?pr_alg=lru&pr_frames=4", "kv?lang=zh"):
+        _goto(page, server_url, path)
+        assert page.get_by_test_id("stException").count() == 0
