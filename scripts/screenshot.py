@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port, start_server, wait_for_app  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port, start_server, wait_for_app, warm_up  # noqa: E402
 
 
 def main(args: list[str]) -> None:
@@ -20,6 +20,7 @@ def main(args: list[str]) -> None:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            warm_up(browser, f"http://127.0.0.1:{port}/")
             for arg in args:
                 path, out = arg.split("|", 1)
                 page = browser.new_page(viewport={"width": 1400, "height": 2600})

@@ -45,10 +45,20 @@ def start_server(port: int) -> subprocess.Popen:
     raise RuntimeError("Streamlit server did not become healthy within 60 s")
 
 
+def warm_up(browser, url: str) -> None:
+    """Load the main page once: st.navigation registers the pages' url paths on its first run, so before that a
+    deep link (e.g. /kv) shows Streamlit's "Page not found" dialog on a freshly started server."""
+    page = browser.new_page()
+    page.goto(url)
+    wait_for_app(page, timeout_ms=120000)
+    page.close()
+
+
 @pytest.fixture(scope="session")
-def server_url():
+def server_url(browser):
     port = _free_port()
     proc = start_server(port)
+    warm_up(browser, f"http://127.0.0.1:{port}/")
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
     try:
