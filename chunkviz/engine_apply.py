@@ -72,7 +72,8 @@ class RunState:
             first_token_s=self.first_token_s.get(rid), finish_s=self.finish_s.get(rid),
             num_generated_tokens=sum(s.num_output_tokens for s in seqs),
             num_preemptions=sum(s.num_preemptions for s in seqs),
-            prefix_hit_tokens=sum(s.prefix_hit_tokens for s in seqs), max_tbt_s=self.max_tbt_s.get(rid),
+            prefix_hit_tokens=sum(s.prefix_hit_tokens for s in seqs),
+            prefix_query_tokens=sum(s.prefix_query_tokens for s in seqs), max_tbt_s=self.max_tbt_s.get(rid),
             rejected_reason=self.rejected.get(rid),
             token_times_s=times,
         )

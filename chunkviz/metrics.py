@@ -88,7 +88,8 @@ def summarize(trace: Trace, slo_ttft_s: float | None = None, slo_tbt_s: float | 
         attained = len(ok) / len(reqs) if reqs else None
         goodput = len(ok) / makespan if makespan > 0 else None
     hit_tokens = sum(r.prefix_hit_tokens for r in reqs)
-    prompt_tokens = sum(r.prompt_tokens for r in reqs if r.rejected_reason is None)
+    # vLLM's definition: hit tokens over queried tokens, so re-admissions after preemption count on both sides.
+    query_tokens = sum(r.prefix_query_tokens for r in reqs)
     gaps = trace.tbt_gaps_s if priority is None else _gaps_for(trace, priority)
     return Metrics(
         policy=trace.policy, num_requests=len(reqs), num_finished=len(done),
@@ -104,7 +105,7 @@ def summarize(trace: Trace, slo_ttft_s: float | None = None, slo_tbt_s: float | 
         mbu_mean=_weighted_mean(trace.step_mbu, trace.step_durations_s),
         num_preemptions=sum(r.num_preemptions for r in reqs), num_stall_steps=trace.num_stall_steps,
         slo_ttft_s=slo_ttft_s, slo_tbt_s=slo_tbt_s, slo_attainment=attained, goodput_requests_per_s=goodput,
-        prefix_hit_tokens=hit_tokens, prefix_hit_rate=hit_tokens / prompt_tokens if prompt_tokens else 0.0,
+        prefix_hit_tokens=hit_tokens, prefix_hit_rate=hit_tokens / query_tokens if query_tokens else 0.0,
     )
 
 

@@ -124,6 +124,7 @@ def admit_waiting(ctx: SchedContext, plan: Plan, budget: int, allow_chunk: bool)
         ctx.admit_counter[0] += 1
         seq.admit_seq_no = ctx.admit_counter[0]
         seq.prefix_hit_tokens += hit_tokens
+        seq.prefix_query_tokens += seq.num_tokens
         ctx.emit(Admitted(seq.request.request_id, seq.sample_index, hit_tokens))
         plan.items.append((seq, want))
         budget -= want

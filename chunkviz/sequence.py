@@ -21,6 +21,7 @@ class SeqState:
     admit_seq_no: int = 0
     num_preemptions: int = 0
     prefix_hit_tokens: int = 0
+    prefix_query_tokens: int = 0  # tokens looked up in the prefix cache, summed over admissions
     first_scheduled_s: float | None = None
     last_token_s: float | None = None
     token_times_s: list[float] | None = None

@@ -74,6 +74,7 @@ class RequestResult:
     num_generated_tokens: int  # over all samples
     num_preemptions: int
     prefix_hit_tokens: int
+    prefix_query_tokens: int  # tokens looked up at admissions (a preempted request is looked up again)
     max_tbt_s: float | None  # longest gap between two output tokens of any of its samples
     rejected_reason: str | None
     token_times_s: tuple[tuple[float, ...], ...] | None  # per sample, only in detailed runs

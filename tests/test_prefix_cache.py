@@ -273,3 +273,15 @@ def test_preempted_request_rehits_its_own_cached_blocks():
                   for name, t in (("off", off), ("on", on))}
     assert recomputed["on"] < recomputed["off"]  # the hits are tokens not recomputed
     assert all(r.finish_s is not None for r in on.requests) and on.blocks_in_use_at_end == 0
+
+
+def test_prefix_hit_rate_stays_a_rate_under_preemption():
+    # Found in review: preempted requests re-hit their own blocks, so hits must be divided by every lookup.
+    from chunkviz.metrics import summarize
+    from chunkviz.request import Request as _Request
+
+    reqs = tuple(_Request(i, 0.0, 20, 190) for i in range(3))
+    trace = simulate(make_config("chunked", 512, num_gpu_blocks=20, prefix_caching=True), reqs)
+    m = summarize(trace)
+    assert sum(r.num_preemptions for r in trace.requests) > 0
+    assert 0.0 < m.prefix_hit_rate <= 1.0
