@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 from chunkviz.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
 from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, POLICY_NAMES, CacheConfig, CostConfig,
                              SchedulerConfig)
+from chunkviz.kv_setup import num_gpu_blocks
 from chunkviz.metrics import summarize
 from chunkviz.errors import InputError
 from chunkviz.presets import PRESETS
@@ -152,12 +154,23 @@ def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
     out = m.to_dict()
     out.update(budget_tokens=trace.budget_tokens, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
                peak_blocks_used=trace.peak_blocks_used, num_evicted_blocks=trace.num_evicted_blocks,
-               blocks_in_use_at_end=trace.blocks_in_use_at_end)
+               blocks_in_use_at_end=trace.blocks_in_use_at_end,
+               first_rejection_reason=next((r.rejected_reason for r in trace.requests if r.rejected_reason), None))
     return out
 
 
+def _check_slo(name: str, value: float | None) -> None:
+    if value is not None and not (math.isfinite(value) and 0 < value <= 3_600_000):
+        raise InputError(f"--{name} must be a number of milliseconds in (0, 3600000], got {value}")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_slo("slo-ttft-ms", args.slo_ttft_ms)
+    _check_slo("slo-tbt-ms", args.slo_tbt_ms)
     scenario = scenario_from_args(args)
+    config = scenario.sim_config()
+    for note in config.warnings(num_gpu_blocks(config)):
+        sys.stderr.write(f"chunkviz simulate: note: {note}\n")
     trace = run_scenario(scenario)
     out = summary_dict(trace, args)
     if args.trace_out is not None:
@@ -180,6 +193,8 @@ def _table(out: dict[str, Any]) -> str:
     for key in ("ttft_s", "tbt_s", "tpot_s", "e2e_s"):
         d = out[key]
         lines.append(f"{key[:-2]:10} {_ms(d['mean'])} {_ms(d['p50'])} {_ms(d['p90'])} {_ms(d['p99'])}")
+    if out["num_rejected"]:
+        lines.append(f"rejected {out['num_rejected']}: first reason: {out['first_rejection_reason']}")
     lines.append(f"throughput {out['throughput_output_tokens_per_s']:.1f} output tokens/s, "
                  f"MFU {out['mfu_mean']:.2f}, preemptions {out['num_preemptions']}, "
                  f"KV blocks {out['peak_blocks_used']}/{out['num_gpu_blocks']} peak")

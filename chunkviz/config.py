@@ -20,6 +20,9 @@ ALLOCATION_NAMES: tuple[str, ...] = ("incremental", "reserve")
 # vLLM's fallback budget (DEFAULT_MAX_NUM_BATCHED_TOKENS, "mainly for convenience when testing"; costmodel.md §2.1).
 DEFAULT_CHUNKED_BUDGET_TOKENS = 2048
 MAX_SIM_STEPS = 2_000_000  # hard bound on the engine loop; see engine.SimulationLimitError
+# A paged run keeps one Python object per block; a million (≈200 MB) is far beyond any real GPU's cache at 16
+# tokens per block for these models (an H200 holds about 53,000 blocks of Llama-3-8B).
+MAX_NUM_GPU_BLOCKS = 1_000_000
 
 
 def _check_positive_int(name: str, value: object, minimum: int = 1) -> None:
@@ -164,6 +167,8 @@ class CacheConfig:
             raise ValueError(f"gpu_memory_utilization must be in (0, 1], got {g!r}")
         if self.num_gpu_blocks is not None:
             _check_positive_int("num_gpu_blocks", self.num_gpu_blocks)
+            if self.num_gpu_blocks > MAX_NUM_GPU_BLOCKS:
+                raise ValueError(f"num_gpu_blocks must be at most {MAX_NUM_GPU_BLOCKS:,}, got {self.num_gpu_blocks:,}")
         if self.eviction not in EVICTION_NAMES:
             raise ValueError(f"eviction must be one of {', '.join(EVICTION_NAMES)}, got {self.eviction!r}")
         if self.allocation not in ALLOCATION_NAMES:
@@ -211,6 +216,22 @@ class SimConfig:
         if self.max_num_steps > MAX_SIM_STEPS:
             raise ValueError(f"max_num_steps must be at most {MAX_SIM_STEPS}")
 
+        if self.budget_tokens < self.cache.block_size:
+            raise ValueError(f"max_num_batched_tokens ({self.budget_tokens}) must cover at least one KV block "
+                             f"(block_size={self.cache.block_size})")
+
     @property
     def budget_tokens(self) -> int:
         return self.scheduler.budget_tokens(self.model.max_model_len_tokens)
+
+    def warnings(self, num_gpu_blocks: int) -> list[str]:
+        """Settings that run but contradict each other, worth telling the user about."""
+        notes = []
+        if self.scheduler.max_num_seqs > num_gpu_blocks:
+            notes.append(f"max_num_seqs={self.scheduler.max_num_seqs} exceeds the {num_gpu_blocks} KV blocks: at most "
+                         f"{num_gpu_blocks} sequences can ever run at once")
+        threshold = self.scheduler.long_prefill_token_threshold
+        if threshold and threshold >= self.budget_tokens:
+            notes.append(f"long_prefill_token_threshold={threshold} is not below max_num_batched_tokens="
+                         f"{self.budget_tokens}, so it never caps anything")
+        return notes

@@ -8,13 +8,12 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from chunkviz.blocks import BlockManager
-from chunkviz.config import SimConfig
+from chunkviz.config import MAX_NUM_GPU_BLOCKS, SimConfig
 from chunkviz.errors import InputError
 from chunkviz.kv_counting import CountingKvManager
 from chunkviz.request import Request
 
 MAX_GRID_BLOCKS = 4096  # snapshots list individual blocks only up to this cache size (a readable grid)
-MAX_NUM_GPU_BLOCKS = 5_000_000
 
 
 def kv_bytes_per_token_per_gpu(config: SimConfig) -> float:
