@@ -21,9 +21,12 @@ def _cached_trace(scenario: Scenario) -> Trace:
 
 
 def trace_or_error(scenario: Scenario) -> Trace | None:
-    """The trace of a scenario, or None after showing why it cannot run."""
+    """The trace of a scenario, or None after showing why it cannot run; contradictory settings get a note."""
     try:
-        return _cached_trace(scenario)
+        trace = _cached_trace(scenario)
     except (InputError, ValueError, SimulationLimitError) as exc:
         st.error(t("err.config", error=str(exc)))
         return None
+    for note in scenario.sim_config().warnings(trace.num_gpu_blocks):
+        st.info(t("err.note", note=note))
+    return trace

@@ -48,6 +48,7 @@ register({
     "dl.csv": ("Per-request metrics (CSV)", "每个请求的指标（CSV）"),
     "dl.json": ("Trace (JSON)", "轨迹（JSON）"),
     "dl.chrome": ("Engine steps (Chrome/Perfetto trace)", "引擎步骤（Chrome/Perfetto 轨迹）"),
+    "err.note": ("Note: {note}", "提示：{note}"),
     "err.config": ("This setting cannot run: {error}", "这个设置无法运行：{error}"),
     "metric.ttft_p50": ("TTFT p50", "首字延迟 p50"),
     "metric.ttft_p99": ("TTFT p99", "首字延迟 p99"),
