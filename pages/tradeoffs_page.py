@@ -1,5 +1,94 @@
-"""Placeholder while the page is being written in this session."""
+"""Trade-offs: sweep the token budget (and the load), plot latency against throughput, name the best budget."""
 
 import streamlit as st
 
-st.title("tradeoffs")
+from chunkviz.errors import SimulationLimitError
+from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE
+from chunkviz.scenario import Scenario, run_scenario
+from chunkviz.sweep import (DEFAULT_BUDGETS_TOKENS, best_budget_for_class, best_for_slo, has_batch_class, run_sweep,
+                            with_batch_class)
+from chunkviz.trace import Trace
+from ui import charts_tradeoffs as charts
+from ui import text_tradeoffs as text
+from ui.i18n import labeler, t
+from ui.page_common import base_scenario
+from ui.url_state import choice, number, seed, stepped_choice
+
+LOADS = ("0.5", "1", "2", "4")
+MAX_LOADS = 3  # (9 budgets + monolithic) × 3 loads = 30 simulations, under the sweep's limit of 32
+LATENCIES = ("tbt_p99_s", "ttft_p99_s", "ttft_p50_s")
+
+
+@st.cache_data(max_entries=96, show_spinner=False)
+def _run_point(scenario: Scenario) -> Trace:
+    # One cached metrics-only run per sweep point: a revisit or a new SLO re-reads them and only re-summarizes.
+    return run_scenario(scenario)
+
+
+def _parse_loads(raw: str) -> list[str]:
+    items = [x.strip() for x in raw.split(",") if x.strip()]
+    if not items or len(items) > MAX_LOADS or any(x not in LOADS for x in items):
+        raise ValueError(f"must list 1 to {MAX_LOADS} of {', '.join(LOADS)}, separated by commas")
+    return items
+
+
+st.title(t("to.title"))
+st.markdown(t("to.lesson"))
+c = st.columns([3, 3, 2, 2])
+budget = stepped_choice(c[0], t("to.budget"), DEFAULT_BUDGETS_TOKENS, "to_budget", 512)
+seed("to_loads", ["1"], _parse_loads)
+loads = c[1].multiselect(t("to.loads"), LOADS, key="to_loads", format_func=labeler("to.load."),
+                         max_selections=MAX_LOADS)
+if loads and st.query_params.get("to_loads") != ",".join(loads):
+    st.query_params["to_loads"] = ",".join(loads)  # ids, not the list's repr, so the link reads back
+slo_ttft_ms = number(c[2], t("to.slo_ttft"), 1, 60_000, 500, 50, "to_slo_ttft", help=t("to.slo_help"))
+slo_tbt_ms = number(c[3], t("to.slo_tbt"), 1, 10_000, 100, 10, "to_slo_tbt", help=t("to.slo_help"))
+if not loads:
+    st.warning(t("to.no_loads"))
+    st.stop()
+slo = (slo_ttft_ms / 1e3, slo_tbt_ms / 1e3)
+bar = st.empty()
+try:
+    scenario = with_batch_class(base_scenario())
+    result = run_sweep(scenario, DEFAULT_BUDGETS_TOKENS, tuple(float(x) for x in loads), *slo,
+                       on_progress=lambda d, n: bar.progress(d / n, text=t("to.running", done=d, total=n)),
+                       run=_run_point)
+except (ValueError, SimulationLimitError) as exc:
+    bar.empty()
+    st.error(t("err.config", error=str(exc)))
+    st.stop()
+bar.empty()
+names = {load: text.load_label(load) for load in result.load_multipliers}
+for load in result.load_multipliers:
+    best = best_for_slo([p for p in result.points if p.load_multiplier == load], *slo)
+    (st.success if best else st.warning)(text.best_sentence(best, load, slo_ttft_ms, slo_tbt_ms))
+main_load = result.load_multipliers[0]
+current = next(p for p in result.chunked(main_load) if p.budget_tokens == budget)
+for col, (label, value, delta, colour) in zip(st.columns(4), text.current_cards(current, result.baseline(main_load))):
+    col.metric(label, value, delta, delta_color=colour)
+st.caption(t("to.current", budget=budget, load=names[main_load]))
+labels = text.chart_labels()
+st.subheader(t("to.against_budget"))
+st.plotly_chart(charts.budget_figure(result, budget, names, labels), width="stretch", key="to_fig_budget")
+st.caption(t("to.budget_note"))
+st.subheader(t("to.frontier"))
+latency = choice(st, t("to.latency_axis"), LATENCIES, "to_lat", "tbt_p99_s", labeler("to.lat."))
+st.plotly_chart(charts.frontier_figure(result, latency, budget, names, labels), width="stretch", key="to_fig_front")
+st.caption(t("to.frontier_note"))
+st.subheader(t("to.classes"))
+st.markdown(t("to.classes_lesson"))
+if not has_batch_class(scenario):
+    st.info(t("to.class_missing"))
+else:
+    if scenario != base_scenario():
+        st.caption(t("to.class_added"))
+    best_class = {(priority, load): best_budget_for_class([cp for cp in result.class_points
+                                                            if cp.load_multiplier == load], priority)
+                  for priority in (PRIORITY_INTERACTIVE, PRIORITY_BATCH) for load in result.load_multipliers}
+    st.plotly_chart(charts.class_figure(result, best_class, names, labels), width="stretch", key="to_fig_class")
+    for load in result.load_multipliers:
+        chat, batch = text.class_sentences(best_class[(PRIORITY_INTERACTIVE, load)],
+                                           best_class[(PRIORITY_BATCH, load)], load)
+        st.markdown(f"- {chat}\n- {batch}")
+with st.expander(t("to.table")):
+    st.dataframe(text.table_rows(result.points), hide_index=True)

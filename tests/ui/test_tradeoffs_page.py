@@ -1,0 +1,90 @@
+"""AppTest: the trade-offs page sweeps the budget, names the best setting for the SLO, and compares classes."""
+
+from __future__ import annotations
+
+from tests.ui.apptest_helpers import open_app, texts
+
+PAGE = "pages/tradeoffs_page.py"
+
+
+def _best(at) -> str:
+    return " ".join(str(s.value) for s in at.success)
+
+
+def _warnings(at) -> str:
+    return " ".join(str(w.value) for w in at.warning)
+
+
+def test_default_render_shows_charts_best_setting_and_classes():
+    at = open_app(PAGE)
+    assert len(at.get("plotly_chart")) == 3  # against the budget, frontier, classes
+    best = _best(at)
+    # Long prompts among chats at 16 req/s: 2048 keeps every token gap under 100 ms and finishes soonest.
+    assert "the best setting is **max_num_batched_tokens = 2048**" in best and "100% of requests" in best
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["TBT p99"].split()[0]) < 30  # budget 512 keeps the stream smooth …
+    assert metrics["TBT p99"] and float(at.metric[1].delta.split()[0]) < -100  # … 170+ ms better than monolithic
+    body = texts(at)
+    assert "Interactive chat at 1× load: **256 tokens**" in body
+    assert "Offline batch at 1× load: **8192 tokens**" in body  # the article: small chunks for chat, big for batch
+
+
+def test_changing_the_slo_changes_the_best_setting():
+    at = open_app(PAGE)
+    before = _best(at)
+    at.number_input(key="to_slo_tbt").set_value(30).run()
+    after = _best(at)
+    assert after != before and "TBT ≤ 30 ms" in after and "= 512**" in after  # 1024's worst gaps exceed 30 ms
+    assert at.query_params["to_slo_tbt"] in ("30", ["30"])
+
+
+def test_an_impossible_slo_says_no_setting_meets_it():
+    at = open_app(PAGE, to_slo_ttft="1")
+    assert not at.success
+    assert "no setting meets TTFT ≤ 1 ms" in _warnings(at)
+
+
+def test_current_setting_moves_the_cards():
+    at = open_app(PAGE)
+    before = [m.value for m in at.metric]
+    at.select_slider(key="to_budget").set_value(8192).run()
+    after = [m.value for m in at.metric]
+    assert after != before
+    assert float(after[1].split()[0]) > 100  # an 8192 budget lets a long prompt take a whole step
+    assert "Current setting (8192 tokens" in texts(at)
+
+
+def test_loads_and_latency_axis_from_the_link():
+    at = open_app(PAGE, to_loads="1,4", to_lat="ttft_p99_s")
+    assert at.multiselect(key="to_loads").value == ["1", "4"]
+    assert len(at.success) + len(at.warning) >= 2  # one best-setting sentence per load
+    assert "4× load" in _best(at) + _warnings(at)
+    assert at.selectbox(key="to_lat").value == "ttft_p99_s"
+    assert not at.exception
+
+
+def test_bad_url_values_are_reported_not_applied():
+    at = open_app(PAGE, to_budget="abc", to_slo_tbt="0", to_loads="1,9")
+    warnings = _warnings(at)
+    assert "to_budget=" in warnings and "to_slo_tbt=" in warnings and "to_loads=" in warnings
+    assert at.select_slider(key="to_budget").value == 512
+    assert at.multiselect(key="to_loads").value == ["1"]
+    assert at.number_input(key="to_slo_tbt").value == 100
+
+
+def test_workloads_without_a_batch_class():
+    synthetic = open_app(PAGE, preset="synthetic")
+    assert "labelled batch at random" in texts(synthetic)
+    assert len(synthetic.get("plotly_chart")) == 3
+    article = open_app(PAGE, preset="seed-article")
+    assert "no priority classes" in texts(article)
+    assert len(article.get("plotly_chart")) == 2
+
+
+def test_chinese_render():
+    at = open_app(PAGE, lang="zh")
+    assert at.title[0].value == "权衡：如何选择 token 预算"
+    assert "最好的设置是 **max_num_batched_tokens = 2048**" in _best(at)
+    assert "交互式聊天" in texts(at) and "离线批量" in texts(at)
+    at.number_input(key="to_slo_ttft").set_value(1).run()
+    assert "没有任何设置能满足" in _warnings(at)
