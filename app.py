@@ -9,6 +9,7 @@ from ui.widgets import language_switch, sidebar_scenario
 st.set_page_config(page_title="chunkviz", page_icon="🍳", layout="wide")
 language_switch()
 # url_path must differ from the file's stem: AppTest (1.67) otherwise reruns pages/<stem>.py without this frame.
+# The default page is served at "/" (Streamlit ignores its url_path), so timeline links are "/?step=…".
 PAGES = [
     st.Page("pages/timeline_page.py", title=t("nav.timeline"), url_path="timeline", default=True),
     st.Page("pages/kv_cache_page.py", title=t("nav.kv"), url_path="kv"),

@@ -8,7 +8,7 @@ from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["timeline", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces"]
+PAGES = ["", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces"]
 
 
 def _goto(page, server_url: str, path: str) -> None:
@@ -24,7 +24,7 @@ def test_every_page_renders_a_chart(page, server_url, path):
     page.wait_for_selector(".main-svg", timeout=60000)
     assert charts.count() >= 1
     assert page.get_by_test_id("stException").count() == 0
-    screenshot(page, f"page-{path}-en")
+    screenshot(page, f"page-{path or 'timeline'}-en")
 
 
 def _lane_bar_count(page) -> int:
