@@ -49,11 +49,12 @@ def _next(index: int, kinds: tuple[str, ...]) -> int | None:
 cursor = playback("step", len(times), jumps)
 cursor_s = times[cursor] + 1e-9 if times else 0.0
 m_a, m_b = summarize(trace_a), summarize(trace_b)
-x_max = max(trace_a.makespan_s, trace_b.makespan_s)
+follow = st.toggle(t("tl.follow"), value=True, key="follow", help=t("tl.follow_help"))
+x_range = charts.x_window_s(cursor_s, max(trace_a.makespan_s, trace_b.makespan_s), follow)
 labels = lane_labels()
 for trace, policy, m, base in ((trace_a, policy_a, m_a, None), (trace_b, policy_b, m_b, m_a)):
     metric_cards(m, base)
-    st.plotly_chart(charts.gantt_figure(trace, lane_segments(trace), cursor_s, x_max, t(f"policy.{policy}"), labels),
+    st.plotly_chart(charts.gantt_figure(trace, lane_segments(trace), cursor_s, x_range, t(f"policy.{policy}"), labels),
                     width="stretch", key=f"gantt_{'b' if base else 'a'}")
 st.caption(t("tl.delta_note"))
 cols = st.columns(2)

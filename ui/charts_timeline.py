@@ -25,8 +25,16 @@ def _step_colour(trace: Trace, index: int) -> str:
     return DECODE if phases == {"decode"} else MIXED
 
 
-def gantt_figure(trace: Trace, segments: tuple[LaneSegment, ...], cursor_s: float, x_max_s: float, title: str,
-                 labels: dict[str, str]) -> go.Figure:
+def x_window_s(cursor_s: float, makespan_s: float, follow: bool, width_s: float = 1.5) -> tuple[float, float]:
+    """The time range to draw: the whole run, or the last `width_s` seconds up to the cursor (follow mode)."""
+    if not follow:
+        return (0.0, makespan_s)
+    hi = min(max(cursor_s, width_s * 0.8) + width_s * 0.2, makespan_s)
+    return (max(0.0, hi - width_s), hi)
+
+
+def gantt_figure(trace: Trace, segments: tuple[LaneSegment, ...], cursor_s: float, x_range_s: tuple[float, float],
+                 title: str, labels: dict[str, str]) -> go.Figure:
     """Lanes (one per request) under a lane of engine steps, both cut at the cursor."""
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.12, 0.88], vertical_spacing=0.03)
     steps = [i for i, s in enumerate(trace.steps) if s.start_s < cursor_s]
@@ -54,7 +62,7 @@ def gantt_figure(trace: Trace, segments: tuple[LaneSegment, ...], cursor_s: floa
     ids = [r.request_id for r in trace.requests][::tick_every]
     fig.update_yaxes(range=[num - 0.5, -0.5], tickvals=ids, ticktext=[f"R{i}" for i in ids], row=2, col=1,
                      tickfont={"size": 10}, title_text=labels["requests"])
-    fig.update_xaxes(range=[0, x_max_s * 1e3], title_text=labels["time_ms"], row=2, col=1)
+    fig.update_xaxes(range=[x_range_s[0] * 1e3, x_range_s[1] * 1e3], title_text=labels["time_ms"], row=2, col=1)
     fig.add_vline(x=cursor_s * 1e3, line={"color": CURSOR, "width": 2, "dash": "dot"})
     height = min(720, 160 + 9 * len(trace.requests))
     fig.update_layout(title=title, barmode="overlay", height=height, margin={"l": 10, "r": 10, "t": 50, "b": 40},

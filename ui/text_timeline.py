@@ -18,6 +18,8 @@ register({
     "tl.threshold": ("long_prefill_token_threshold (0 = off)", "long_prefill_token_threshold（0 为关闭）"),
     "tl.mixed": ("SGLang --enable-mixed-chunk", "SGLang --enable-mixed-chunk"),
     "tl.stall": ("stall", "卡顿"),
+    "tl.follow": ("Follow the cursor (last 1.5 s)", "跟随游标（最近 1.5 秒）"),
+    "tl.follow_help": ("Off: draw the whole run on one time axis.", "关闭：在一条时间轴上画出整个运行过程。"),
     "tl.preemption": ("preemption", "抢占"),
     "tl.first_token": ("first token", "首个 token"),
     "tl.batch": ("This step's batch: {policy}", "本步批次：{policy}"),
