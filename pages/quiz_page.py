@@ -7,6 +7,7 @@ import streamlit as st
 from chunkviz.quiz import OPTIONS, QUESTIONS, QuizEvidence
 from ui import text_quiz  # noqa: F401
 from ui.charts_attention import si
+from ui.charts_quiz import evidence_figure
 from ui.i18n import labeler, t
 
 SI_UNITS = {"flops": "FLOP", "bytes": "B"}
@@ -31,6 +32,9 @@ def show_evidence(question_id: str, answer: str, ev: QuizEvidence) -> None:
     for start in range(0, len(ev.figures), FIGURES_PER_ROW):
         for col, fig in zip(st.columns(FIGURES_PER_ROW), ev.figures[start:start + FIGURES_PER_ROW]):
             col.metric(t(f"qz.fig.{fig.label_key}"), figure_text(fig.value, fig.unit))
+    chart = evidence_figure(ev.figures, {f.label_key: t(f"qz.fig.{f.label_key}") for f in ev.figures})
+    if chart is not None:
+        st.plotly_chart(chart, width="stretch", key=f"qz_chart_{question_id}")
     st.markdown(t(f"qz.explain.{question_id}"))
     with st.expander(t("qz.how_title")):
         st.code(inspect.getsource(QUESTIONS[question_id]), language="python")
