@@ -81,7 +81,7 @@ def browser():
 
 @pytest.fixture()
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})  # tall: Streamlit scrolls inside
     p = context.new_page()
     yield p
     context.close()
