@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui import text_measure  # noqa: F401  (registers nav.measure)
 from ui.i18n import t
 from ui.url_state import take_errors
 from ui.widgets import language_switch, sidebar_scenario
@@ -19,6 +20,7 @@ PAGES = [
     st.Page("pages/seed_demo_page.py", title=t("nav.seed"), url_path="article"),
     st.Page("pages/quiz_page.py", title=t("nav.quiz"), url_path="quiz"),
     st.Page("pages/traces_page.py", title=t("nav.traces"), url_path="traces"),
+    st.Page("pages/measure_page.py", title=t("nav.measure"), url_path="measure"),
 ]
 page = st.navigation(PAGES)
 notices = st.container()

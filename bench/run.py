@@ -93,7 +93,8 @@ def bench_pages(repeats: int) -> None:
     from streamlit.testing.v1 import AppTest
 
     pages = ["pages/timeline_page.py", "pages/kv_cache_page.py", "pages/paging_page.py", "pages/tradeoffs_page.py",
-             "pages/attention_page.py", "pages/seed_demo_page.py", "pages/quiz_page.py", "pages/traces_page.py"]
+             "pages/attention_page.py", "pages/seed_demo_page.py", "pages/quiz_page.py", "pages/traces_page.py",
+             "pages/measure_page.py"]
     for page in pages:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
         at.run()

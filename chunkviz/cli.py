@@ -18,6 +18,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "chunkviz.cli_paging",
     "chunkviz.cli_seed_demo",
     "chunkviz.cli_traces",
+    "chunkviz.cli_measure",
 )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from chunkviz.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
 from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, POLICY_NAMES, CacheConfig, CostConfig,
                              SchedulerConfig)
+from chunkviz.cost_profile import profile_from_json
 from chunkviz.kv_setup import num_gpu_blocks
 from chunkviz.metrics import summarize
 from chunkviz.errors import InputError
@@ -53,6 +54,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--long-prefill-token-threshold", type=int, default=0)
     p.add_argument("--sglang-mixed-chunk", action="store_true", help="SGLang --enable-mixed-chunk")
     p.add_argument("--step-overhead-ms", type=float, default=2.0)
+    p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
     _add_cache_flags(p)
     p.add_argument("--slo-ttft-ms", type=float, default=None)
@@ -118,7 +120,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
-                    record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args))
+                    record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
+                    cost_profile=profile_from_json(_read_spec(args.profile)) if args.profile else None)
 
 
 def _time_window(text: str | None) -> tuple[float, float] | None:
@@ -159,6 +162,15 @@ def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _profile_summary(scenario: Scenario) -> dict[str, Any] | None:
+    profile = scenario.cost_profile
+    if profile is None:
+        return None
+    return {"device_name": profile.device_name, "dtype": profile.dtype, "measured_layers": profile.model.num_layers,
+            "measured_hidden_size": profile.model.hidden_size,
+            "layer_scale": scenario.model.num_layers / profile.model.num_layers}
+
+
 def _check_slo(name: str, value: float | None) -> None:
     if value is not None and not (math.isfinite(value) and 0 < value <= 3_600_000):
         raise InputError(f"--{name} must be a number of milliseconds in (0, 3600000], got {value}")
@@ -173,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"chunkviz simulate: note: {note}\n")
     trace = run_scenario(scenario)
     out = summary_dict(trace, args)
+    out["cost_profile"] = _profile_summary(scenario)
     if args.trace_out is not None:
         args.trace_out.write_text(trace.to_json())
     if args.json:
@@ -193,6 +206,10 @@ def _table(out: dict[str, Any]) -> str:
     for key in ("ttft_s", "tbt_s", "tpot_s", "e2e_s"):
         d = out[key]
         lines.append(f"{key[:-2]:10} {_ms(d['mean'])} {_ms(d['p50'])} {_ms(d['p90'])} {_ms(d['p99'])}")
+    if out.get("cost_profile"):
+        cp = out["cost_profile"]
+        lines.append(f"step times: cost profile measured on {cp['device_name']} ({cp['measured_layers']} layers, "
+                     f"scaled x{cp['layer_scale']:.3g} to the model's layers)")
     if out["num_rejected"]:
         lines.append(f"rejected {out['num_rejected']}: first reason: {out['first_rejection_reason']}")
     lines.append(f"throughput {out['throughput_output_tokens_per_s']:.1f} output tokens/s, "

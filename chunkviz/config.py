@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # cost_profile imports this module; the annotation alone needs no import at run time
+    from chunkviz.cost_profile import CostProfile
 
 PolicyName = Literal["monolithic", "chunked", "sglang", "static"]
 EvictionName = Literal["lru", "fifo", "lfu"]
@@ -205,6 +208,8 @@ class SimConfig:
     record_detail: bool = field(default=True, metadata={
         "help": "Keep per-step records, events and block snapshots (off for large runs)"})
     max_num_steps: int = MAX_SIM_STEPS
+    cost_profile: CostProfile | None = field(default=None, metadata={
+        "help": "Measured step times (python -m chunkviz measure) used instead of the roofline; see profiled_cost"})
 
     def __post_init__(self) -> None:
         _check_positive_int("tensor_parallel", self.tensor_parallel)

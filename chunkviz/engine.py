@@ -10,11 +10,11 @@ from collections import deque
 from typing import Sequence
 
 from chunkviz.config import SimConfig
-from chunkviz.cost_model import StepCoster
 from chunkviz.engine_apply import RunState, apply_plan, reject, shape_and_chunks
 from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.events import Arrived, DecodeStalled
 from chunkviz.kv_setup import make_kv_manager
+from chunkviz.profiled_cost import make_step_coster
 from chunkviz.request import Request
 from chunkviz.sched_common import SchedContext
 from chunkviz.scheduler import POLICIES
@@ -76,7 +76,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
                        emit=emit, admit_counter=[0])
     run = RunState(config=config, ctx=ctx)
     policy = POLICIES[config.scheduler.policy]
-    cost_of = StepCoster(config.model, config.gpu, config.cost, config.tensor_parallel)
+    cost_of = make_step_coster(config)
     records: list[StepRecord] = []
     now_s, num_idle_plans = 0.0, 0
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps

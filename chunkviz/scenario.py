@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from chunkviz.catalogue import GPUS, MODELS
 from chunkviz.config import CacheConfig, CostConfig, GpuSpec, ModelSpec, SchedulerConfig, SimConfig
+from chunkviz.cost_profile import CostProfile
 from chunkviz.engine import simulate
 from chunkviz.presets import make_workload
 from chunkviz.request import Request
@@ -29,10 +30,13 @@ class Scenario:
     record_detail: bool = True
     # Requests given explicitly (a loaded trace) replace the preset.
     explicit_requests: tuple[Request, ...] | None = field(default=None, compare=True)
+    # Measured step times replace the roofline (chunkviz.profiled_cost says how they are applied).
+    cost_profile: CostProfile | None = None
 
     def sim_config(self) -> SimConfig:
         return SimConfig(model=self.model, gpu=self.gpu, scheduler=self.scheduler, cache=self.cache,
-                         cost=self.cost, tensor_parallel=self.tensor_parallel, record_detail=self.record_detail)
+                         cost=self.cost, tensor_parallel=self.tensor_parallel, record_detail=self.record_detail,
+                         cost_profile=self.cost_profile)
 
     def requests(self) -> tuple[Request, ...]:
         if self.explicit_requests is not None:

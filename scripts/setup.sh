@@ -31,7 +31,8 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 stamp=".venv/.installed-$(basename "$req")"
-if [ ! -f "$stamp" ] || [ "$req" -nt "$stamp" ] || [ requirements.txt -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ "$req" -nt "$stamp" ] || [ requirements.txt -nt "$stamp" ] ||
+   [ requirements-measure.txt -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -r "$req"
   touch "$stamp"
 fi

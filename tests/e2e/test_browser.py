@@ -8,7 +8,7 @@ from tests.e2e.conftest import screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces"]
+PAGES = ["", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces", "measure"]
 
 
 def _goto(page, server_url: str, path: str) -> None:

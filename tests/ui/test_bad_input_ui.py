@@ -10,7 +10,8 @@ import pytest
 from tests.ui.apptest_helpers import open_app
 
 PAGES = ["pages/timeline_page.py", "pages/kv_cache_page.py", "pages/paging_page.py", "pages/tradeoffs_page.py",
-         "pages/attention_page.py", "pages/seed_demo_page.py", "pages/quiz_page.py", "pages/traces_page.py"]
+         "pages/attention_page.py", "pages/seed_demo_page.py", "pages/quiz_page.py", "pages/traces_page.py",
+         "pages/measure_page.py"]
 BAD = ("0", "-1", "1e30", "nan", "abc")
 
 

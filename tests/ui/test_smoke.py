@@ -10,7 +10,8 @@ from tests.ui.apptest_helpers import open_app, texts
 from ui import i18n
 
 PAGES = ["pages/timeline_page.py", "pages/kv_cache_page.py", "pages/paging_page.py", "pages/tradeoffs_page.py",
-         "pages/attention_page.py", "pages/seed_demo_page.py", "pages/quiz_page.py", "pages/traces_page.py"]
+         "pages/attention_page.py", "pages/seed_demo_page.py", "pages/quiz_page.py", "pages/traces_page.py",
+         "pages/measure_page.py"]
 KEY_LIKE = re.compile(r"^[a-z]{2,5}\.[a-z_.]+$")
 
 
