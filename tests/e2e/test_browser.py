@@ -22,6 +22,9 @@ def test_every_page_renders_a_chart(page, server_url, path):
     if path == "quiz":  # the quiz draws its evidence once a question is answered
         page.locator('.st-key-qz_q1 [data-testid="stRadioOption"]').first.click()
         wait_for_app(page)
+    if path == "measure":  # a real quick measurement on this CPU, then measured vs roofline is drawn
+        page.locator(".st-key-me_run button").click()
+        wait_for_app(page, timeout_ms=180000)
     charts = page.get_by_test_id("stPlotlyChart")
     charts.first.wait_for(timeout=60000)
     page.wait_for_selector(".main-svg", timeout=60000)
