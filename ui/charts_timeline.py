@@ -14,8 +14,9 @@ from chunkviz.trace import Trace
 from ui.palette import CURSOR, DECODE, KIND_COLORS, MIXED, PREFILL
 
 
-def _clip(segments: tuple[LaneSegment, ...], cursor_s: float) -> list[tuple[LaneSegment, float]]:
-    return [(s, min(s.end_s, cursor_s)) for s in segments if s.start_s < cursor_s]
+def _clip(segments: tuple[LaneSegment, ...], cursor_s: float, from_s: float) -> list[tuple[LaneSegment, float]]:
+    """Segments visible in [from_s, cursor_s], cut at the cursor (fewer bars keep big runs fast to draw)."""
+    return [(s, min(s.end_s, cursor_s)) for s in segments if s.start_s < cursor_s and s.end_s > from_s]
 
 
 def _step_colour(trace: Trace, index: int) -> str:
@@ -37,7 +38,8 @@ def gantt_figure(trace: Trace, segments: tuple[LaneSegment, ...], cursor_s: floa
                  title: str, labels: dict[str, str]) -> go.Figure:
     """Lanes (one per request) under a lane of engine steps, both cut at the cursor."""
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.12, 0.88], vertical_spacing=0.03)
-    steps = [i for i, s in enumerate(trace.steps) if s.start_s < cursor_s]
+    steps = [i for i, s in enumerate(trace.steps)
+             if s.start_s < cursor_s and s.start_s + s.duration_s > x_range_s[0]]
     if steps:
         fig.add_trace(go.Bar(
             orientation="h", y=[labels["steps"]] * len(steps), base=[trace.steps[i].start_s * 1e3 for i in steps],
@@ -45,7 +47,7 @@ def gantt_figure(trace: Trace, segments: tuple[LaneSegment, ...], cursor_s: floa
             marker={"color": [_step_colour(trace, i) for i in steps], "line": {"width": 0.5, "color": "white"}},
             name=labels["steps"], showlegend=False,
             hovertemplate="%{base:.1f} ms + %{x:.1f} ms<extra></extra>"), row=1, col=1)
-    clipped = _clip(segments, cursor_s)
+    clipped = _clip(segments, cursor_s, x_range_s[0])
     for kind in KINDS:
         items = [(s, end) for s, end in clipped if s.kind == kind]
         fig.add_trace(go.Bar(
