@@ -27,7 +27,6 @@ class RunState:
     finish_s: dict[int, float] = field(default_factory=dict)
     rejected: dict[int, str] = field(default_factory=dict)
     tbt_gaps_s: list[float] = field(default_factory=list)
-    max_tbt_s: dict[int, float] = field(default_factory=dict)
     step_durations_s: list[float] = field(default_factory=list)
     step_mfu: list[float] = field(default_factory=list)
     step_mbu: list[float] = field(default_factory=list)
@@ -73,7 +72,7 @@ class RunState:
             num_generated_tokens=sum(s.num_output_tokens for s in seqs),
             num_preemptions=sum(s.num_preemptions for s in seqs),
             prefix_hit_tokens=sum(s.prefix_hit_tokens for s in seqs),
-            prefix_query_tokens=sum(s.prefix_query_tokens for s in seqs), max_tbt_s=self.max_tbt_s.get(rid),
+            prefix_query_tokens=sum(s.prefix_query_tokens for s in seqs), max_tbt_s=max((s.max_gap_s for s in seqs if s.max_gap_s is not None), default=None),
             rejected_reason=self.rejected.get(rid),
             token_times_s=times,
         )
@@ -137,8 +136,8 @@ def _sample_token(run: RunState, seq: SeqState, now_s: float) -> None:
     if last_s is not None:
         gap_s = now_s - last_s
         run.tbt_gaps_s.append(gap_s)
-        if gap_s > run.max_tbt_s.get(rid, 0.0):
-            run.max_tbt_s[rid] = gap_s
+        if seq.max_gap_s is None or gap_s > seq.max_gap_s:
+            seq.max_gap_s = gap_s
     elif rid not in run.first_token_s:
         run.first_token_s[rid] = now_s
         run.ctx.emit(FirstToken(rid, now_s - seq.request.arrival_s))

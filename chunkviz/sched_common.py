@@ -50,7 +50,11 @@ def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: lis
     if ctx.reserve_prompt:
         # v0 / Sarathi: a prompt's blocks (and a recompute's) are all reserved when it is first scheduled.
         target = max(target, seq.num_tokens if seq.num_output_tokens == 0 or not seq.is_decode_ready else 0)
-    return ctx.kv.allocate(seq.key, seq.num_computed_tokens, target, hit_ids)  # type: ignore[attr-defined]
+    ok = ctx.kv.allocate(seq.key, seq.num_computed_tokens, target, hit_ids)  # type: ignore[attr-defined]
+    if ok:  # whole blocks: the capacity reaches the end of the last block allocated
+        block_size = ctx.kv.block_size  # type: ignore[attr-defined]
+        seq.kv_capacity_tokens = max(seq.kv_capacity_tokens, -(-target // block_size) * block_size)
+    return ok
 
 
 def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
@@ -60,6 +64,7 @@ def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
     plan.items[:] = [(s, n) for s, n in plan.items if s is not victim]
     freed = ctx.kv.free(victim.key)  # type: ignore[attr-defined]
     victim.num_computed_tokens = 0
+    victim.kv_capacity_tokens = 0
     victim.num_preemptions += 1
     ctx.waiting.appendleft(victim)
     plan.preempted.append(victim)
@@ -81,14 +86,13 @@ def schedule_running(ctx: SchedContext, plan: Plan, budget: int) -> int:
     index, running, items = 0, ctx.running, plan.items
     threshold = ctx.scheduler.long_prefill_token_threshold or budget
     # Metrics-only runs count blocks without identities: a sequence whose blocks already cover this step's tokens
-    # needs no allocation call at all (the common decode), which keeps 20k-request runs fast.
-    held_blocks = getattr(ctx.kv, "num_seq_blocks", None)
-    block_size = ctx.kv.block_size  # type: ignore[attr-defined]
+    # needs no allocation call at all (the common decode), which keeps 20k-request runs fast. Paged runs always
+    # call allocate, which may have to copy a shared block first.
+    fast = hasattr(ctx.kv, "num_seq_blocks")
     while index < len(running) and budget > 0:  # bounded: index grows or the list shrinks
         seq = running[index]
         want = min(seq.num_tokens - seq.num_computed_tokens, threshold, budget)
-        target = seq.num_computed_tokens + want
-        covered = held_blocks is not None and target <= held_blocks.get(seq.key, 0) * block_size
+        covered = fast and seq.num_computed_tokens + want <= seq.kv_capacity_tokens
         if not covered and not allocate_or_preempt(ctx, plan, seq, want):
             break
         items.append((seq, want))

@@ -22,6 +22,8 @@ class SeqState:
     num_preemptions: int = 0
     prefix_hit_tokens: int = 0
     prefix_query_tokens: int = 0  # tokens looked up in the prefix cache, summed over admissions
+    max_gap_s: float | None = None  # longest gap between two of this sequence's output tokens
+    kv_capacity_tokens: int = 0  # tokens its blocks can hold (kept by sched_common for the fast decode path)
     first_scheduled_s: float | None = None
     last_token_s: float | None = None
     token_times_s: list[float] | None = None
