@@ -47,9 +47,9 @@ def cap_chunk(ctx: SchedContext, want_tokens: int) -> int:
 
 def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: list[int] = ()) -> bool:
     target = seq.num_computed_tokens + num_new_tokens
-    if ctx.reserve_prompt:
+    if ctx.reserve_prompt and not seq.is_decode_ready:
         # v0 / Sarathi: a prompt's blocks (and a recompute's) are all reserved when it is first scheduled.
-        target = max(target, seq.num_tokens if seq.num_output_tokens == 0 or not seq.is_decode_ready else 0)
+        target = max(target, seq.num_tokens)
     ok = ctx.kv.allocate(seq.key, seq.num_computed_tokens, target, hit_ids)  # type: ignore[attr-defined]
     if ok:  # whole blocks: the capacity reaches the end of the last block allocated
         block_size = ctx.kv.block_size  # type: ignore[attr-defined]
@@ -84,6 +84,7 @@ def allocate_or_preempt(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_to
 def schedule_running(ctx: SchedContext, plan: Plan, budget: int) -> int:
     """Give running sequences their tokens in list order (decodes cost 1); returns the budget left."""
     index, running, items = 0, ctx.running, plan.items
+    # cap_chunk's rule, inlined: this loop runs once per running sequence per step in 20k-request runs.
     threshold = ctx.scheduler.long_prefill_token_threshold or budget
     # Metrics-only runs count blocks without identities: a sequence whose blocks already cover this step's tokens
     # needs no allocation call at all (the common decode), which keeps 20k-request runs fast. Paged runs always

@@ -7,7 +7,7 @@ inverts it.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from chunkviz.cost_model import StepCost
@@ -145,6 +145,3 @@ def _trace_from_plain(d: dict[str, Any]) -> Trace:
     rest = {k: _tuplify(v) for k, v in d.items() if k not in ("steps", "requests")}
     return Trace(steps=steps, requests=requests, **rest)
 
-
-def asdict_plain(obj: Any) -> dict[str, Any]:
-    return asdict(obj)
