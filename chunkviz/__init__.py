@@ -4,5 +4,7 @@ Invariant: simulate(config, requests) is a function; the same inputs give an ide
 """
 
 from chunkviz.config import SimConfig
+from chunkviz.engine import simulate
+from chunkviz.trace import Trace
 
-__all__ = ["SimConfig"]
+__all__ = ["SimConfig", "Trace", "simulate"]
