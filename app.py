@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from ui import text_measure  # noqa: F401  (registers nav.measure)
 from ui.i18n import t
 from ui.url_state import take_errors
 from ui.widgets import language_switch, sidebar_scenario

@@ -39,7 +39,7 @@ echo "== 2/3 full plan: Llama-3-8B, 32 layers, bf16"
 "$py" -m chunkviz measure --device cuda --model llama-3-8b --out "$out/llama-3-8b-full.json" | tee "$out/full.txt"
 
 # The catalogue GPU the profile was matched to (hardware.gpu_id), so the roofline run prices the same chip.
-gpu=$("$py" -c 'import json, sys; from chunkviz.catalogue import GPUS
+gpu=$("$py" -c 'import json, sys; from chunkviz.cost.catalogue import GPUS
 g = json.load(open(sys.argv[1]))["hardware"]["gpu_id"]
 print(g if g in GPUS else "h100-sxm")' "$out/llama-3-8b-full.json")
 

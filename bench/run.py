@@ -17,13 +17,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chunkviz.catalogue import get_gpu, get_model  # noqa: E402
+from chunkviz.cost.catalogue import get_gpu, get_model  # noqa: E402
 from chunkviz.config import SchedulerConfig, SimConfig  # noqa: E402
-from chunkviz.engine import simulate  # noqa: E402
-from chunkviz.presets import make_workload  # noqa: E402
-from chunkviz.scenario import DEFAULT_SCENARIO, run_scenario  # noqa: E402
-from chunkviz.seed_demo import generate_requests, toy_simulate  # noqa: E402
-from chunkviz.workload import WorkloadSpec  # noqa: E402
+from chunkviz.simulator.engine import simulate  # noqa: E402
+from chunkviz.workloads.presets import make_workload  # noqa: E402
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, run_scenario  # noqa: E402
+from chunkviz.lessons.seed_demo import generate_requests, toy_simulate  # noqa: E402
+from chunkviz.workloads.generators import WorkloadSpec  # noqa: E402
 
 
 def best_of(fn, repeats: int) -> tuple[float, object]:

@@ -1,5 +1,5 @@
 """Entry point for `python -m chunkviz`."""
 
-from chunkviz.cli import main
+from chunkviz.cli.main import main
 
 raise SystemExit(main())

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # cost_profile imports this module; the annotation alone needs no import at run time
-    from chunkviz.cost_profile import CostProfile
+    from chunkviz.cost.profile import CostProfile
 
 PolicyName = Literal["monolithic", "chunked", "sglang", "static"]
 EvictionName = Literal["lru", "fifo", "lfu"]

@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from chunkviz.attention_math import causal_mask_by_chunk, run_attention_demo
-from chunkviz.prefill_cost import prefill_cost
+from chunkviz.lessons.attention_math import causal_mask_by_chunk, run_attention_demo
+from chunkviz.cost.prefill import prefill_cost
 from ui import charts_attention as charts
-from ui import text_attention  # noqa: F401
 from ui.i18n import t
 from ui.page_common import base_scenario
 from ui.playback import playback

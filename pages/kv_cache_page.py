@@ -5,10 +5,10 @@ from dataclasses import replace
 import streamlit as st
 
 from chunkviz.config import ALLOCATION_NAMES, EVICTION_NAMES, CacheConfig
-from chunkviz.kv_view import (BLOCK_SIZES, KV_SCENARIOS, MAX_BLOCKS, MAX_REQUESTS, MIN_BLOCKS, MIN_REQUESTS,
+from chunkviz.lessons.kv_view import (BLOCK_SIZES, KV_SCENARIOS, MAX_BLOCKS, MAX_REQUESTS, MIN_BLOCKS, MIN_REQUESTS,
                               TEACHING_MAX_MODEL_LEN_TOKENS, event_steps, grid_cells, kv_scenario, memory_series,
                               next_step, rejections, table_rows)
-from chunkviz.metrics import summarize
+from chunkviz.analysis.metrics import summarize
 from ui import charts_kv as charts
 from ui.explain import explain_step
 from ui.i18n import current_lang, labeler, t

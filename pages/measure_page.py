@@ -4,12 +4,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from chunkviz.cost_profile import CostProfile, profile_to_json
+from chunkviz.cost.profile import CostProfile, profile_to_json
 from chunkviz.measure import DEVICES, ENABLE_HINT, PLAN_NAMES, torch_available
-from chunkviz.metrics import summarize
-from chunkviz.profiled_cost import compare_to_roofline, measured_step_share
+from chunkviz.analysis.metrics import summarize
+from chunkviz.cost.profiled import compare_to_roofline, measured_step_share
 from ui import charts_measure as charts
-from ui import text_measure  # noqa: F401
 from ui.i18n import labeler, t
 from ui.measure_run import PROFILE_KEY, run_measurement, take_cancel_notice, uploaded_profile
 from ui.page_common import base_scenario, metric_cards

@@ -4,8 +4,8 @@ policies choose which KV-cache blocks an LLM server evicts."""
 import streamlit as st
 
 from chunkviz.errors import InputError
-from chunkviz.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, parse_refs, simulate_paging
-from chunkviz.paging_bridge import (KV_BLOCK_TOKENS, KV_WORKLOADS, REF_PRESETS, compare_algorithms, counts_at,
+from chunkviz.lessons.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, parse_refs, simulate_paging
+from chunkviz.lessons.paging_bridge import (KV_BLOCK_TOKENS, KV_WORKLOADS, REF_PRESETS, compare_algorithms, counts_at,
                                     kv_hit_rate_curves, next_position, preset_refs, refs_text, slot_grid,
                                     visible_window)
 from ui import charts_paging as charts

@@ -1,11 +1,10 @@
-"""Quiz: common misconceptions; each answer is demonstrated by running the project's code (chunkviz.quiz)."""
+"""Quiz: common misconceptions; each answer is demonstrated by running the project's code (chunkviz.lessons.quiz)."""
 
 import inspect
 
 import streamlit as st
 
-from chunkviz.quiz import OPTIONS, QUESTIONS, QuizEvidence
-from ui import text_quiz  # noqa: F401
+from chunkviz.lessons.quiz import OPTIONS, QUESTIONS, QuizEvidence
 from ui.charts_attention import si
 from ui.charts_quiz import evidence_figure
 from ui.i18n import labeler, t

@@ -5,10 +5,9 @@ from dataclasses import replace
 import streamlit as st
 
 from chunkviz.errors import InputError
-from chunkviz.metrics import summarize
-from chunkviz.seed_demo import TOY_BUDGET, TOY_PREFILL_WEIGHT, run_seed_demo
+from chunkviz.analysis.metrics import summarize
+from chunkviz.lessons.seed_demo import TOY_BUDGET, TOY_PREFILL_WEIGHT, run_seed_demo
 from ui import charts_seed as charts
-from ui import text_seed  # noqa: F401
 from ui.i18n import t
 from ui.page_common import base_scenario, metric_cards
 from ui.runs import trace_or_error

@@ -3,10 +3,9 @@
 import streamlit as st
 
 from chunkviz.config import POLICY_NAMES
-from chunkviz.metrics import summarize
-from chunkviz.timeline import composition, lane_segments, next_event_time, step_at_time, union_step_times
+from chunkviz.analysis.metrics import summarize
+from chunkviz.analysis.timeline import composition, lane_segments, next_event_time, step_at_time, union_step_times
 from ui import charts_timeline as charts
-from ui import text_timeline  # noqa: F401
 from ui.downloads import download_buttons
 from ui.explain import explain_step
 from ui.i18n import current_lang, labeler, t

@@ -5,13 +5,12 @@ from dataclasses import replace
 import streamlit as st
 
 from chunkviz.errors import InputError
-from chunkviz.metrics import summarize
-from chunkviz.trace_checks import LoadOptions
-from chunkviz.trace_loaders import BUNDLED_SAMPLE_PATH, TRACE_FORMATS
-from chunkviz.trace_select import select
-from chunkviz.trace_summary import LoadOutcome, PrefixCurve, load_or_error, prefix_curve, summarize_requests
+from chunkviz.analysis.metrics import summarize
+from chunkviz.workloads.checks import LoadOptions
+from chunkviz.workloads.loaders import BUNDLED_SAMPLE_PATH, TRACE_FORMATS
+from chunkviz.workloads.select import select
+from chunkviz.analysis.trace_summary import LoadOutcome, PrefixCurve, load_or_error, prefix_curve, summarize_requests
 from ui import charts_traces as charts
-from ui import text_traces  # noqa: F401
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario, metric_cards
 from ui.runs import trace_or_error

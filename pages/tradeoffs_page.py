@@ -4,10 +4,10 @@ import streamlit as st
 
 from chunkviz.errors import SimulationLimitError
 from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE
-from chunkviz.scenario import Scenario, run_scenario
-from chunkviz.sweep import (DEFAULT_BUDGETS_TOKENS, best_budget_for_class, best_for_slo, has_batch_class, run_sweep,
+from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.analysis.sweep import (DEFAULT_BUDGETS_TOKENS, best_budget_for_class, best_for_slo, has_batch_class, run_sweep,
                             with_batch_class)
-from chunkviz.trace import Trace
+from chunkviz.simulator.trace import Trace
 from ui import charts_tradeoffs as charts
 from ui import text_tradeoffs as text
 from ui.i18n import labeler, t

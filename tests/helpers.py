@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chunkviz.catalogue import get_gpu, get_model
+from chunkviz.cost.catalogue import get_gpu, get_model
 from chunkviz.config import CacheConfig, SchedulerConfig, SimConfig
 from chunkviz.request import Request
 

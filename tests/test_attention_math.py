@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkviz.attention_math import (
+from chunkviz.lessons.attention_math import (
     causal_mask_by_chunk,
     chunked_prefill_attention,
     full_causal_attention,
@@ -102,6 +102,6 @@ def test_demo_is_frozen_and_deterministic() -> None:
 
 
 def test_imports_no_ui_or_torch() -> None:
-    code = "import sys, chunkviz.attention_math; print('streamlit' in sys.modules, 'torch' in sys.modules)"
+    code = "import sys, chunkviz.lessons.attention_math; print('streamlit' in sys.modules, 'torch' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]

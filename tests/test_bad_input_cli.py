@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunkviz.cli import main
+from chunkviz.cli.main import main
 
 BASE = ["simulate", "--json", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
 BAD_VALUES = ("0", "-1", "HUGE", "nan", "abc", "1.5")

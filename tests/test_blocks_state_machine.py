@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
-from chunkviz.blocks import BlockManager, SeqKey, chain_key
+from chunkviz.simulator.kv.blocks import BlockManager, SeqKey, chain_key
 from chunkviz.config import EVICTION_NAMES
 
 BLOCK_SIZE = 4

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from chunkviz.cli import main
+from chunkviz.cli.main import main
 
 SIM_KEYS = {"policy", "num_requests", "num_finished", "num_rejected", "num_steps", "makespan_s",
             "throughput_output_tokens_per_s", "ttft_s", "tbt_s", "e2e_s", "num_preemptions", "mfu_mean",
@@ -87,7 +87,7 @@ def test_bad_input_gives_one_line_and_exit_2(capsys, argv, fragment):
 
 
 def test_simulate_replays_the_bundled_trace(capsys):
-    from chunkviz.trace_loaders import BUNDLED_SAMPLE_PATH
+    from chunkviz.workloads.loaders import BUNDLED_SAMPLE_PATH
 
     out = _run_json(capsys, ["simulate", "--json", "--trace", str(BUNDLED_SAMPLE_PATH), "--sample", "40",
                              "--rate-scale", "2", "--policy", "chunked"])

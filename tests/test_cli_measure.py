@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from chunkviz.cli import main
+from chunkviz.cli.main import main
 from chunkviz.measure import plan_for
 
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from chunkviz.contiguous import compare_fit, first_fit, hole_sizes, replay_contiguous, reservation_tokens
-from chunkviz.engine import simulate
+from chunkviz.lessons.contiguous import compare_fit, first_fit, hole_sizes, replay_contiguous, reservation_tokens
+from chunkviz.simulator.engine import simulate
 from chunkviz.errors import InputError
-from chunkviz.scenario import DEFAULT_SCENARIO, run_scenario
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, run_scenario
 from tests.helpers import make_config, make_requests
 
 # 64 blocks of 4 tokens = a 256-token space. A and C: 40 + 60 = 100 tokens each; B: 40 + 2 = 42; D: 40 + 10 = 50,

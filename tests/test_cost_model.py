@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkviz.catalogue import GPUS, MODELS, get_gpu, get_model
+from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model
 from chunkviz.config import CostConfig
-from chunkviz.cost_model import mfu_at, shape_of, step_cost
+from chunkviz.cost.roofline import mfu_at, shape_of, step_cost
 
 LLAMA3 = get_model("llama-3-8b")
 H100 = get_gpu("h100-sxm")

@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkviz.config import POLICY_NAMES
-from chunkviz.engine import simulate
+from chunkviz.simulator.engine import simulate
 from chunkviz.errors import SimulationLimitError
-from chunkviz.presets import PRESETS, make_workload
+from chunkviz.workloads.presets import PRESETS, make_workload
 from chunkviz.request import Request
-from chunkviz.workload import WorkloadSpec
+from chunkviz.workloads.generators import WorkloadSpec
 from tests.helpers import make_config, make_requests
 
 request_lists = st.lists(
@@ -83,7 +83,7 @@ def test_same_seed_same_trace(preset):
 def test_trace_json_round_trips():
     spec = WorkloadSpec(num_requests=10, qps=8.0, prompt_tokens=100, output_tokens=10, seed=1)
     trace = simulate(make_config("chunked", 512, prefix_caching=True), make_workload("shared-system-prompt", spec))
-    from chunkviz.trace import Trace
+    from chunkviz.simulator.trace import Trace
 
     assert Trace.from_json(trace.to_json()) == trace
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from chunkviz.config import CacheConfig
-from chunkviz.engine import simulate
-from chunkviz.kv_view import (KV_SCENARIOS, LONG_PROMPT_DIVISOR, TEACHING_MAX_MODEL_LEN_TOKENS, event_steps,
+from chunkviz.simulator.engine import simulate
+from chunkviz.lessons.kv_view import (KV_SCENARIOS, LONG_PROMPT_DIVISOR, TEACHING_MAX_MODEL_LEN_TOKENS, event_steps,
                               grid_cells, kv_scenario, memory_series, next_step, rejections, table_rows,
                               teaching_requests)
 from chunkviz.request import Request, Segment
-from chunkviz.scenario import DEFAULT_SCENARIO, run_scenario
-from chunkviz.trace import BlockView, Snapshot
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, run_scenario
+from chunkviz.simulator.trace import BlockView, Snapshot
 from tests.helpers import make_config
 
 # Block size 4, 10 blocks. R0 = "sys" (8 tokens) + "a" (2), 2 output tokens; R1 = "sys" + "b", arriving at 1 s,

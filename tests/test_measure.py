@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from chunkviz.catalogue import get_model
-from chunkviz.cost_profile import profile_from_json, profile_to_json
+from chunkviz.cost.catalogue import get_model
+from chunkviz.cost.profile import profile_from_json, profile_to_json
 from chunkviz.errors import InputError
 from chunkviz.measure import (CheckFailedError, MeasurePlan, load_profile, measure, measured_model, plan_for,
                               save_profile, torch_available)
@@ -142,7 +142,7 @@ def test_the_measure_package_imports_without_torch():
     import subprocess
     from pathlib import Path
 
-    code = ("import sys; import chunkviz.measure, chunkviz.measure.plan, chunkviz.cli_measure, chunkviz.profiled_cost\n"
+    code = ("import sys; import chunkviz.measure, chunkviz.measure.plan, chunkviz.cli.measure, chunkviz.cost.profiled\n"
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkviz.cli import main
+from chunkviz.cli.main import main
 from chunkviz.errors import InputError
-from chunkviz.paging import (
+from chunkviz.lessons.paging import (
     ALGORITHMS,
     MAX_REFS,
     PRESETS,

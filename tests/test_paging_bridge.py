@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chunkviz.paging import PRESETS, simulate_paging
-from chunkviz.paging_bridge import (
+from chunkviz.lessons.paging import PRESETS, simulate_paging
+from chunkviz.lessons.paging_bridge import (
     RANDOM_LENGTH,
     RANDOM_NUM_PAGES,
     compare_algorithms,

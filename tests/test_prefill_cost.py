@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from chunkviz.catalogue import GPUS, MODELS
-from chunkviz.cost_model import shape_of, step_cost
-from chunkviz.prefill_cost import prefill_cost
+from chunkviz.cost.catalogue import GPUS, MODELS
+from chunkviz.cost.roofline import shape_of, step_cost
+from chunkviz.cost.prefill import prefill_cost
 
 MODEL, GPU = MODELS["llama-3-8b"], GPUS["h100-sxm"]
 

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkviz.blocks import BlockManager
-from chunkviz.engine import simulate
-from chunkviz.events import Allocated, CopyOnWrite, Evicted, Freed, PrefixHit
-from chunkviz.metrics import summarize
-from chunkviz.presets import make_workload
+from chunkviz.simulator.kv.blocks import BlockManager
+from chunkviz.simulator.engine import simulate
+from chunkviz.simulator.events import Allocated, CopyOnWrite, Evicted, Freed, PrefixHit
+from chunkviz.analysis.metrics import summarize
+from chunkviz.workloads.presets import make_workload
 from chunkviz.request import Request, Segment
-from chunkviz.workload import WorkloadSpec
+from chunkviz.workloads.generators import WorkloadSpec
 from tests.helpers import make_config, make_requests
 
 
@@ -277,7 +277,7 @@ def test_preempted_request_rehits_its_own_cached_blocks():
 
 def test_prefix_hit_rate_stays_a_rate_under_preemption():
     # Found in review: preempted requests re-hit their own blocks, so hits must be divided by every lookup.
-    from chunkviz.metrics import summarize
+    from chunkviz.analysis.metrics import summarize
     from chunkviz.request import Request as _Request
 
     reqs = tuple(_Request(i, 0.0, 20, 190) for i in range(3))

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkviz.cli import main
+from chunkviz.cli.main import main
 from chunkviz.errors import InputError
-from chunkviz.prefix_study import (
+from chunkviz.analysis.prefix_study import (
     PREFIX_CACHE_POLICIES,
     block_ids_from_requests,
     hit_rate_curve,
@@ -220,7 +220,7 @@ _MOONCAKE = next((p for p in (Path("/work/shared/traces/mooncake/conversation_tr
 
 @pytest.mark.skipif(_MOONCAKE is None, reason="shared Mooncake trace not present")
 def test_segment_block_ids_reproduce_mooncake_hash_ids() -> None:
-    from chunkviz.trace_loaders import load_trace
+    from chunkviz.workloads.loaders import load_trace
 
     assert _MOONCAKE is not None
     raw_lists = [json.loads(line)["hash_ids"] for line in _MOONCAKE.read_text().splitlines()[:3000]]

@@ -6,14 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from chunkviz.catalogue import get_gpu, get_model
+from chunkviz.cost.catalogue import get_gpu, get_model
 from chunkviz.config import CostConfig
-from chunkviz.cost_model import StepCoster, shape_of
-from chunkviz.cost_profile import CostProfile, MeasuredPoint
-from chunkviz.engine import simulate
-from chunkviz.profiled_cost import (ProfiledStepCoster, compare_to_roofline, make_step_coster,
+from chunkviz.cost.roofline import StepCoster, shape_of
+from chunkviz.cost.profile import CostProfile, MeasuredPoint
+from chunkviz.simulator.engine import simulate
+from chunkviz.cost.profiled import (ProfiledStepCoster, compare_to_roofline, make_step_coster,
                                     measured_step_share)
-from chunkviz.scenario import Scenario, run_scenario
+from chunkviz.analysis.scenario import Scenario, run_scenario
 from tests.helpers import make_config, make_requests
 
 MODEL, GPU = get_model("llama-3-8b"), get_gpu("h100-sxm")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from chunkviz.quiz import OPTIONS, QUESTIONS, QuizEvidence, doc_among_chats
+from chunkviz.lessons.quiz import OPTIONS, QUESTIONS, QuizEvidence, doc_among_chats
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +110,6 @@ def test_evidence_is_deterministic() -> None:
 
 
 def test_imports_no_ui() -> None:
-    code = "import sys, chunkviz.quiz; print('streamlit' in sys.modules, 'plotly' in sys.modules)"
+    code = "import sys, chunkviz.lessons.quiz; print('streamlit' in sys.modules, 'plotly' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]

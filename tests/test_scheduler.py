@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chunkviz.engine import simulate
+from chunkviz.simulator.engine import simulate
 from tests.helpers import make_config, make_requests
 
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkviz.cli import main
+from chunkviz.cli.main import main
 from chunkviz.errors import SimulationLimitError
-from chunkviz.seed_demo import (
+from chunkviz.lessons.seed_demo import (
     FLAWS,
     PERCENTILE_METHOD,
     SeedRequest,
@@ -165,7 +165,7 @@ def test_cli_bad_input_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_imports_no_ui_or_torch() -> None:
-    code = ("import sys, chunkviz.seed_demo, chunkviz.cli_seed_demo; "
+    code = ("import sys, chunkviz.lessons.seed_demo, chunkviz.cli.seed_demo; "
             "print('streamlit' in sys.modules, 'torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]

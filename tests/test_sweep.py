@@ -8,8 +8,8 @@ import pytest
 
 from chunkviz.errors import InputError
 from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE, Request
-from chunkviz.scenario import DEFAULT_SCENARIO, Scenario
-from chunkviz.sweep import (ClassPoint, SweepPoint, best_budget_for_class, best_for_slo, has_batch_class,
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
+from chunkviz.analysis.sweep import (ClassPoint, SweepPoint, best_budget_for_class, best_for_slo, has_batch_class,
                             pareto_frontier, run_sweep, with_batch_class, with_load)
 
 
@@ -135,7 +135,7 @@ def test_runner_is_injectable_and_sees_metrics_only_scenarios():
 
     def runner(s):
         seen.append(s)
-        from chunkviz.scenario import run_scenario
+        from chunkviz.analysis.scenario import run_scenario
         return run_scenario(s)
     run_sweep(SCENARIO, (512,), run=runner)
     assert [s.scheduler.max_num_batched_tokens for s in seen] == [512, None]

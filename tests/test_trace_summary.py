@@ -8,8 +8,8 @@ import pytest
 
 from chunkviz.errors import InputError
 from chunkviz.request import Request, Segment
-from chunkviz.trace_checks import LoadOptions
-from chunkviz.trace_summary import load_or_error, prefix_curve, study_capacities, summarize_requests
+from chunkviz.workloads.checks import LoadOptions
+from chunkviz.analysis.trace_summary import load_or_error, prefix_curve, study_capacities, summarize_requests
 
 
 def _req(i: int, arrival_s: float, prompt: int = 10, output: int = 5, segments=None) -> Request:

@@ -10,9 +10,9 @@ import pytest
 
 from chunkviz.errors import InputError
 from chunkviz.request import Segment
-from chunkviz.trace_checks import DEFAULT_LOAD_OPTIONS, LoadOptions
-from chunkviz.trace_loaders import BUNDLED_SAMPLE_PATH, detect_format, load_bundled_sample, load_bytes, load_trace
-from chunkviz.trace_select import select
+from chunkviz.workloads.checks import DEFAULT_LOAD_OPTIONS, LoadOptions
+from chunkviz.workloads.loaders import BUNDLED_SAMPLE_PATH, detect_format, load_bundled_sample, load_bytes, load_trace
+from chunkviz.workloads.select import select
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_TRACES = next(

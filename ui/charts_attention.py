@@ -10,8 +10,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from chunkviz.attention_math import ChunkedAttentionDemo
-from chunkviz.prefill_cost import PrefillCost
+from chunkviz.lessons.attention_math import ChunkedAttentionDemo
+from chunkviz.cost.prefill import PrefillCost
 from ui.palette import CACHED, CURSOR, DECODE, PREFILL, WAITING
 
 MAX_CELLS = 256

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from chunkviz.kv_view import GridCell, MemorySeries
+from chunkviz.lessons.kv_view import GridCell, MemorySeries
 from ui.palette import CACHED, CURSOR, DECODE, FREE, MIXED, PREEMPTED, PREFILL
 
 # Tableau 10 without its yellow and grey, which mean "free, cached" and "free, empty" here.

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from chunkviz.profiled_cost import PointComparison
+from chunkviz.cost.profiled import PointComparison
 
 # Text keys the page translates (me.lbl.<key>) and passes in as `labels`.
 LABEL_KEYS = ("prefill", "decode", "tokens", "batch", "context", "time_ms", "measured", "roofline", "kind", "size",

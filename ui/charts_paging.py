@@ -1,7 +1,7 @@
 """Plotly figures for the page-replacement page: the frames-by-reference grid, fault counts side by side, the
 faults-vs-frames curves with Belady's anomaly marked, and prefix-cache hit rates against cache capacity.
 
-Invariant: pure functions of data computed in chunkviz.paging_bridge and a dict of translated labels; colours are
+Invariant: pure functions of data computed in chunkviz.lessons.paging_bridge and a dict of translated labels; colours are
 mid-luminance so cells, bars and lines read on light and dark themes, and empty or future cells stay transparent.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from chunkviz.paging_bridge import CELL_KINDS, AlgorithmCurves, KvCurves, SlotGrid
+from chunkviz.lessons.paging_bridge import CELL_KINDS, AlgorithmCurves, KvCurves, SlotGrid
 from ui.palette import CURSOR, DECODE, FREE, MIXED, PREEMPTED, PREFILL, STALL
 
 KIND_COLORS = {"resident": FREE, "loaded": PREFILL, "hit_page": MIXED, "miss": STALL, "hit": MIXED,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from chunkviz.seed_demo import SeedDemoReport, SeedRunResult
+from chunkviz.lessons.seed_demo import SeedDemoReport, SeedRunResult
 from ui.palette import DECODE, PREFILL
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from chunkviz.timeline import KINDS, LaneSegment, StepComposition
-from chunkviz.trace import Trace
+from chunkviz.analysis.timeline import KINDS, LaneSegment, StepComposition
+from chunkviz.simulator.trace import Trace
 from ui.palette import CURSOR, DECODE, KIND_COLORS, MIXED, PREFILL
 
 

@@ -13,9 +13,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from chunkviz.metrics import Metrics
+from chunkviz.analysis.metrics import Metrics
 from chunkviz.request import Request
-from chunkviz.trace_summary import PrefixCurve, TokenStats, TraceSummary
+from chunkviz.analysis.trace_summary import PrefixCurve, TokenStats, TraceSummary
 from ui.palette import DECODE, MIXED, PREEMPTED, PREFILL, WAITING
 
 # Text keys the page translates (rt.lbl.<key>, rt.row.<key>) and passes in as `labels`.

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE
-from chunkviz.sweep import ClassPoint, SweepPoint, SweepResult, pareto_frontier
+from chunkviz.analysis.sweep import ClassPoint, SweepPoint, SweepResult, pareto_frontier
 from ui.palette import CACHED, CURSOR, DECODE, PREEMPTED, PREFILL
 
 LOAD_COLORS = {0.5: "#76B7B2", 1.0: DECODE, 2.0: PREFILL, 4.0: PREEMPTED}

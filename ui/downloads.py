@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunkviz.export import chrome_trace_json, requests_csv
-from chunkviz.trace import Trace
+from chunkviz.analysis.export import chrome_trace_json, requests_csv
+from chunkviz.simulator.trace import Trace
 from ui.i18n import t
 
 

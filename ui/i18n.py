@@ -1,27 +1,45 @@
 """Bilingual text: every string the app shows is looked up by key in English or Chinese.
 
-Invariant: every registered key has both an English and a Chinese text; a missing key shows the key itself (and a
-test fails), never an exception.
+The texts are data: each `ui/text_*.py` module holds one dict `TEXTS` of key → (English, 中文), and this module
+loads all of them on the first lookup (no module has to be imported for its side effect).
+Invariant: every key has both an English and a Chinese text; a missing key shows the key itself (and a test
+fails), never an exception.
 """
 
 from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
 
 LANGS = ("en", "zh")
 LANG_LABELS = {"en": "English", "zh": "中文"}
 _TEXTS: dict[str, tuple[str, str]] = {}
 
 
-def register(texts: dict[str, tuple[str, str]]) -> None:
-    """Add (English, Chinese) pairs; called once per text module at import."""
-    for key, pair in texts.items():
-        if len(pair) != 2 or not all(isinstance(x, str) and x for x in pair):
-            raise ValueError(f"text {key!r} needs a non-empty English and Chinese string")
-        _TEXTS[key] = pair
+def text_modules() -> tuple[str, ...]:
+    """Names of the modules whose TEXTS dicts make up the app's texts."""
+    folder = str(Path(__file__).resolve().parent)
+    return tuple(sorted(f"ui.{m.name}" for m in pkgutil.iter_modules([folder]) if m.name.startswith("text_")))
+
+
+def _texts() -> dict[str, tuple[str, str]]:
+    if not _TEXTS:
+        loaded: dict[str, tuple[str, str]] = {}
+        for name in text_modules():
+            for key, pair in importlib.import_module(name).TEXTS.items():
+                if key in loaded:
+                    raise ValueError(f"text {key!r} is defined twice ({name})")
+                if len(pair) != 2 or not all(isinstance(x, str) and x for x in pair):
+                    raise ValueError(f"text {key!r} needs a non-empty English and Chinese string")
+                loaded[key] = pair
+        _TEXTS.update(loaded)
+    return _TEXTS
 
 
 def tr(key: str, lang: str, **fmt: object) -> str:
     """The text for `key` in `lang`, with str.format fields filled."""
-    pair = _TEXTS.get(key)
+    pair = _texts().get(key)
     if pair is None:
         return key
     text = pair[1] if lang == "zh" else pair[0]
@@ -29,7 +47,12 @@ def tr(key: str, lang: str, **fmt: object) -> str:
 
 
 def all_keys() -> tuple[str, ...]:
-    return tuple(_TEXTS)
+    return tuple(_texts())
+
+
+def pair_of(key: str) -> tuple[str, str] | None:
+    """The (English, 中文) pair of a key, or None."""
+    return _texts().get(key)
 
 
 def current_lang() -> str:

@@ -13,7 +13,7 @@ import os
 import streamlit as st
 
 from chunkviz.config import ModelSpec
-from chunkviz.cost_profile import CostProfile, profile_from_json
+from chunkviz.cost.profile import CostProfile, profile_from_json
 from chunkviz.errors import InputError
 from chunkviz.measure import measure
 from ui.i18n import t

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunkviz.metrics import Metrics
-from chunkviz.scenario import DEFAULT_SCENARIO, Scenario
+from chunkviz.analysis.metrics import Metrics
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
 from ui.i18n import t
 
 

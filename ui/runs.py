@@ -8,8 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from chunkviz.errors import InputError, SimulationLimitError
-from chunkviz.scenario import Scenario, run_scenario
-from chunkviz.trace import Trace
+from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.simulator.trace import Trace
 from ui.i18n import t
 
 

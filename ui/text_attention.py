@@ -1,8 +1,6 @@
 """Texts of the attention-math page (English, 中文)."""
 
-from ui.i18n import register
-
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "am.title": ("Why chunked prefill is exact", "为什么分块预填充是精确的"),
     "am.lesson": (
         "Causal attention is prefix-incremental: token i only looks at tokens 0…i. So a chunk whose queries read the "
@@ -73,4 +71,4 @@ register({
     "am.lbl.cached": ("this chunk reads cached K/V", "本分块读取缓存的 K/V"),
     "am.lbl.fresh": ("this chunk's own causal triangle", "本分块自己的因果三角"),
     "am.lbl.later": ("later chunks", "之后的分块"),
-})
+}

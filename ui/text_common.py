@@ -1,8 +1,6 @@
 """Texts shared by the sidebar and several pages (English, 中文)."""
 
-from ui.i18n import register
-
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "app.title": ("chunkviz", "chunkviz"),
     "lang.label": ("Language", "语言"),
     "side.scenario": ("Scenario", "场景"),
@@ -58,4 +56,4 @@ register({
     "metric.stalls": ("Steps with stalled decodes", "解码被卡住的步数"),
     "url.ignored": ("Ignored a value in the link: {error}", "已忽略链接中的一个值：{error}"),
     "unit.ms": ("{v:.1f} ms", "{v:.1f} 毫秒"),
-})
+}

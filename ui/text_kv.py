@@ -1,8 +1,8 @@
 """Texts of the paged-KV-cache page (English, 中文), and the label dicts its charts take."""
 
-from ui.i18n import register, t
+from ui.i18n import t
 
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "kv.title": ("Paged KV cache: a fridge of small boxes", "分页 KV 缓存：一台分格的冰箱"),
     "kv.lesson": (
         "Think of the KV cache as a fridge with rows of small, equal boxes: each box (a block) holds the keys and "
@@ -117,7 +117,7 @@ register({
     "kv.lbl.paged": ("paged, blocks in use", "分页，占用的块"),
     "kv.lbl.used_kv": ("KV computed", "已计算的 KV"),
     "kv.lbl.running": ("paged, running", "分页，运行中"),
-})
+}
 
 _LABEL_KEYS = ("empty", "cached", "used", "block", "owners", "ref", "key", "filled", "free_pos", "none", "row",
                "queue_pos", "step", "tokens", "seqs", "capacity", "max_len", "exact", "paged", "used_kv", "running")

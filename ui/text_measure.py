@@ -1,8 +1,6 @@
 """Texts of the Measure page (English, 中文), including its navigation title."""
 
-from ui.i18n import register
-
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "nav.measure": ("Measure on your machine", "在你的机器上实测"),
     "me.title": ("Measure real step times", "实测真实的步骤耗时"),
     "me.lesson": (
@@ -111,4 +109,4 @@ register({
     "me.lbl.p90_ms": ("p90 (ms)", "p90（毫秒）"),
     "me.lbl.roofline_ms": ("roofline (ms)", "屋顶线（毫秒）"),
     "me.lbl.ratio": ("measured ÷ roofline", "实测 ÷ 屋顶线"),
-})
+}

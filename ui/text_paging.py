@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chunkviz.paging import PagingStep
-from chunkviz.paging_bridge import AlgorithmCurves
-from ui.i18n import all_keys, register, t
+from chunkviz.lessons.paging import PagingStep
+from chunkviz.lessons.paging_bridge import AlgorithmCurves
+from ui.i18n import all_keys, t
 
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "pr.title": ("Page replacement: what goes back to the storeroom?", "页面置换：哪一盒料该送回储藏间？"),
     "pr.lesson": (
         "The prep counter holds only a few boxes of ingredients; everything else waits in the storeroom. When the "
@@ -146,7 +146,7 @@ register({
     "pr.lbl.alg_opt": ("OPT", "OPT"),
     "pr.lbl.alg_clock": ("Clock", "Clock"),
     "pr.lbl.alg_lfu": ("LFU", "LFU"),
-})
+}
 
 _LABELS = ("frame", "result", "victim", "page", "hit", "miss", "kind_loaded", "kind_hit_page", "kind_resident",
            "kind_miss", "kind_victim", "refs_axis", "faults", "bar_title", "curve_title", "frames_axis", "anomaly",

@@ -1,8 +1,6 @@
 """Texts of the quiz page (English, 中文): questions, options, what was run, figure labels and explanations."""
 
-from ui.i18n import register
-
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "qz.title": ("Quiz: misconceptions, settled by running the code", "测验：用运行结果澄清常见误区"),
     "qz.lesson": (
         "Eight common misconceptions and interview questions about chunked prefill and KV caches. Pick an answer: the "
@@ -240,4 +238,4 @@ register({
     "qz.unit.heads": ("{v:,.0f}", "{v:,.0f} 个"),
     "qz.unit.ratio": ("{v:g}×", "{v:g} 倍"),
     "qz.unit.diff": ("{v:.1e}", "{v:.1e}"),
-})
+}

@@ -1,9 +1,9 @@
-"""Texts of the seed-article demo page (English, 中文); flaw sentences keyed by chunkviz.seed_demo.FLAWS codes."""
+"""Texts of the seed-article demo page (English, 中文); flaw sentences keyed by chunkviz.lessons.seed_demo.FLAWS codes."""
 
-from chunkviz.seed_demo import FLAWS
-from ui.i18n import register
+from chunkviz.lessons.seed_demo import FLAWS
 
-register({
+
+TEXTS: dict[str, tuple[str, str]] = {
     "sd.title": ("The article's demo, rerun", "重跑原文的演示"),
     "sd.lesson": (
         "The article ends with a small Python scheduler that compares whole-prompt prefill with chunked prefill. Run "
@@ -87,4 +87,4 @@ register({
     "sd.flaw.chunk_over_budget_stalls": (FLAWS["chunk_over_budget_stalls"],
                                          "如果一个分块的开销超过整个预算（chunk · wp > budget），分块路径永远不会预填充，"
                                          "玩具的循环也永远不会结束；这里的实现会直接拒绝这样的分块。"),
-})
+}

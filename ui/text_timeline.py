@@ -1,8 +1,6 @@
 """Texts of the timeline page (English, 中文)."""
 
-from ui.i18n import register
-
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "tl.title": ("Monolithic vs chunked prefill", "整体预填充 vs 分块预填充"),
     "tl.lesson": (
         "A kitchen that stops every stove to prep a 100-dish banquet makes every other table wait. Here a long "
@@ -41,4 +39,4 @@ register({
     "lbl.requests": ("requests (arrival order)", "请求（按到达顺序）"),
     "lbl.budget": ("budget", "预算"),
     "lbl.tokens": ("tokens in the step", "本步 token 数"),
-})
+}

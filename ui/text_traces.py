@@ -1,8 +1,6 @@
 """Texts of the real-traces page (English, 中文)."""
 
-from ui.i18n import register
-
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "rt.title": ("Replay real traffic", "回放真实流量"),
     "rt.lesson": (
         "A menu rehearsal with invented orders tells you little about a real Friday night: real diners arrive in "
@@ -140,4 +138,4 @@ register({
     "rt.lbl.hit_rate": ("prefix hit rate", "前缀命中率"),
     "rt.lbl.ceiling": ("unlimited room", "容量不限"),
     "rt.lbl.prefix_title": ("Hit rate vs cache size", "命中率与缓存容量"),
-})
+}

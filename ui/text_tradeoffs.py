@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from chunkviz.sweep import ClassPoint, SweepPoint
-from ui.i18n import register, t
+from chunkviz.analysis.sweep import ClassPoint, SweepPoint
+from ui.i18n import t
 
-register({
+TEXTS: dict[str, tuple[str, str]] = {
     "to.title": ("Trade-offs: choosing the token budget", "权衡：如何选择 token 预算"),
     "to.lesson": (
         "How big a portion should the prep cook cut before the stoves get their turn? Small portions (a small "
@@ -121,7 +121,7 @@ register({
     "to.lbl.chat_gap": ("Interactive chat: worst token gap p99 (ms)", "交互式聊天：最长 token 间隔 p99（毫秒）"),
     "to.lbl.batch_thr": ("Offline batch: throughput (tokens/s)", "离线批量：吞吐（token/秒）"),
     "to.lbl.best": ("best for the class", "该类最佳"),
-})
+}
 
 
 def load_label(load: float) -> str:

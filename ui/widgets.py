@@ -10,13 +10,12 @@ from dataclasses import replace
 
 import streamlit as st
 
-from chunkviz.catalogue import GPUS, MODELS, gpu_from_json, model_from_hf_config
+from chunkviz.cost.catalogue import GPUS, MODELS, gpu_from_json, model_from_hf_config
 from chunkviz.errors import InputError
-from chunkviz.scenario import DEFAULT_SCENARIO, Scenario
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
 from ui import url_state
 from ui.i18n import LANG_LABELS, LANGS, labeler, t
 
-import ui.text_common  # noqa: F401  (registers texts)
 
 MAX_UI_REQUESTS = 400
 SCENARIO_PRESETS = ("long-among-chats", "seed-article", "azure-conv-like", "azure-code-like",

@@ -10,7 +10,7 @@ import os
 
 import torch
 
-from chunkviz.catalogue import GPUS
+from chunkviz.cost.catalogue import GPUS
 from chunkviz.config import GpuSpec
 from chunkviz.measure.timing import time_call
 

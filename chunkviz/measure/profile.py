@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chunkviz.cost_profile import MAX_PROFILE_BYTES, CostProfile, profile_from_json, profile_to_json
+from chunkviz.cost.profile import MAX_PROFILE_BYTES, CostProfile, profile_from_json, profile_to_json
 from chunkviz.errors import InputError
 
 

@@ -11,9 +11,9 @@ import platform
 from dataclasses import dataclass
 from typing import Callable
 
-from chunkviz.catalogue import get_model
+from chunkviz.cost.catalogue import get_model
 from chunkviz.config import ModelSpec
-from chunkviz.cost_profile import CostProfile, MeasuredPoint
+from chunkviz.cost.profile import CostProfile, MeasuredPoint
 from chunkviz.errors import InputError
 from chunkviz.measure.plan import CPU_HIDDEN_SIZE, CPU_NUM_LAYERS, MeasurePlan, measured_model, plan_for
 

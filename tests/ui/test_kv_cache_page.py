@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from chunkviz.config import CacheConfig
-from chunkviz.kv_view import event_steps, kv_scenario
-from chunkviz.scenario import DEFAULT_SCENARIO, run_scenario
+from chunkviz.lessons.kv_view import event_steps, kv_scenario
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, run_scenario
 from tests.ui.apptest_helpers import open_app, texts
 
 PAGE = "pages/kv_cache_page.py"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from chunkviz.cost_profile import profile_to_json
+from chunkviz.cost.profile import profile_to_json
 from chunkviz.measure import MeasurePlan, measure
 from tests.ui.apptest_helpers import open_app, texts
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chunkviz.paging import REASON_TEMPLATES
+from chunkviz.lessons.paging import REASON_TEMPLATES
 from tests.ui.apptest_helpers import open_app, texts
 from ui.i18n import all_keys
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunkviz.quiz import OPTIONS, QUESTIONS
+from chunkviz.lessons.quiz import OPTIONS, QUESTIONS
 from tests.ui.apptest_helpers import open_app, texts
 
 PAGE = "pages/quiz_page.py"
@@ -74,7 +74,6 @@ def test_chinese_render():
 
 
 def test_every_quiz_text_exists_in_both_languages():
-    import ui.text_quiz  # noqa: F401
     from ui.i18n import all_keys, tr
 
     keys = set(all_keys())

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from chunkviz.seed_demo import FLAWS
+from chunkviz.lessons.seed_demo import FLAWS
 from tests.ui.apptest_helpers import open_app, texts
 from ui.i18n import all_keys, tr
-import ui.text_seed  # noqa: F401
 
 PAGE = "pages/seed_demo_page.py"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -29,18 +30,30 @@ def test_page_renders(page, lang):
 
 
 def test_every_text_has_both_languages():
-    import importlib
-    import pkgutil
-
-    import ui
-
-    for module in pkgutil.iter_modules(ui.__path__, "ui."):
-        if module.name.startswith("ui.text_"):
-            importlib.import_module(module.name)
-    keys = i18n.all_keys()
+    keys = i18n.all_keys()  # loads every ui/text_*.py on first use; nothing is imported for its side effect
     assert len(keys) > 200
     for key in keys:
         en, zh = i18n.tr(key, "en"), i18n.tr(key, "zh")
         assert en and zh and en != key
         if len(re.findall(r"\b[a-z]{3,}\b", en)) >= 4:  # a sentence, not a unit or a technical term
             assert re.search(r"[\u4e00-\u9fff]", zh), f"{key} has no Chinese text: {zh!r}"
+
+
+def _fields(text: str) -> set[str]:
+    import string
+
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_english_and_chinese_texts_have_the_same_placeholders():
+    mismatched = [key for key in i18n.all_keys() if _fields(i18n.tr(key, "en")) != _fields(i18n.tr(key, "zh"))]
+    assert mismatched == []
+
+
+def test_no_module_imports_a_text_table_for_its_side_effect():
+    root = Path(__file__).resolve().parents[2]
+    offenders = [str(p) for folder in ("app.py", "pages", "ui", "tests") for p in
+                 ([root / folder] if folder.endswith(".py") else (root / folder).rglob("*.py"))
+                 if re.search(r"import ui\.text_\w+\s+# noqa: F401|from ui import text_\w+\s+# noqa: F401",
+                              p.read_text())]
+    assert offenders == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from chunkviz.trace_summary import load_or_error, prefix_curve
+from chunkviz.analysis.trace_summary import load_or_error, prefix_curve
 from tests.ui.apptest_helpers import open_app, texts
 
 PAGE = "pages/traces_page.py"

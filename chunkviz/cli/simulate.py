@@ -1,0 +1,218 @@
+"""`python -m chunkviz simulate`: every knob as a flag, one JSON object with --json.
+
+Invariant: flags map one-to-one onto Scenario fields; JSON keys named by the issues are a contract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
+from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, POLICY_NAMES, CacheConfig, CostConfig,
+                             SchedulerConfig)
+from chunkviz.cost.profile import profile_from_json
+from chunkviz.simulator.kv.setup import num_gpu_blocks
+from chunkviz.analysis.metrics import summarize
+from chunkviz.errors import InputError
+from chunkviz.workloads.presets import PRESETS
+from chunkviz.request import Request
+from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.simulator.trace import Trace
+from chunkviz.workloads.loaders import load_trace
+from chunkviz.workloads.select import select
+from chunkviz.workloads.generators import ARRIVALS, LENGTH_DISTS, WorkloadSpec
+
+MAX_SPEC_BYTES = 1_000_000
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("simulate", help="simulate a serving engine on a workload")
+    p.add_argument("--policy", choices=POLICY_NAMES, default=None)
+    p.add_argument("--enable-chunked-prefill", type=_bool, default=None,
+                   help="vLLM's switch: true = chunked, false = monolithic (when --policy is not given)")
+    p.add_argument("--model", default="llama-3-8b", help=f"one of {', '.join(MODELS)}")
+    p.add_argument("--model-spec", type=Path, help="a Hugging Face config.json instead of --model")
+    p.add_argument("--gpu", default="h100-sxm", help=f"one of {', '.join(GPUS)}")
+    p.add_argument("--gpu-spec", type=Path, help="a GPU JSON file instead of --gpu")
+    p.add_argument("--tensor-parallel", type=int, default=1)
+    p.add_argument("--max-num-batched-tokens", type=int, default=None)
+    p.add_argument("--max-num-seqs", type=int, default=256)
+    p.add_argument("--long-prefill-token-threshold", type=int, default=0)
+    p.add_argument("--sglang-mixed-chunk", action="store_true", help="SGLang --enable-mixed-chunk")
+    p.add_argument("--step-overhead-ms", type=float, default=2.0)
+    p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
+    _add_workload_flags(p)
+    _add_cache_flags(p)
+    p.add_argument("--slo-ttft-ms", type=float, default=None)
+    p.add_argument("--slo-tbt-ms", type=float, default=None)
+    p.add_argument("--trace", type=Path, help="replay a request trace (Azure CSV, Mooncake JSONL or plain CSV)")
+    p.add_argument("--trace-format", choices=("azure", "mooncake", "csv"), default=None)
+    p.add_argument("--time-window", default=None, help="A:B seconds of the trace to keep")
+    p.add_argument("--rate-scale", type=float, default=None, help="replay at K times the original load")
+    p.add_argument("--sample", type=int, default=None, help="keep a seeded sample of N requests")
+    p.add_argument("--trace-out", type=Path, help="write the full trace JSON here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _add_workload_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workload", default="synthetic", help=f"preset: {', '.join(PRESETS)}")
+    p.add_argument("--num-requests", type=int, default=200)
+    p.add_argument("--qps", type=float, default=10.0)
+    p.add_argument("--arrival", choices=ARRIVALS, default="poisson")
+    p.add_argument("--burstiness-cv", type=float, default=3.0)
+    p.add_argument("--prompt-tokens", type=int, default=512, help="mean prompt length")
+    p.add_argument("--output-tokens", type=int, default=128, help="mean output length")
+    p.add_argument("--length-dist", choices=LENGTH_DISTS, default="lognormal")
+    p.add_argument("--batch-fraction", type=float, default=0.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--shared-prefix-tokens", type=int, default=0)
+    p.add_argument("--n-samples", type=int, default=1)
+
+
+def _add_cache_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--block-size", type=int, default=16)
+    p.add_argument("--enable-prefix-caching", action="store_true")
+    p.add_argument("--eviction", choices=EVICTION_NAMES, default="lru")
+    p.add_argument("--allocation", choices=ALLOCATION_NAMES, default="incremental")
+    p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
+    p.add_argument("--num-gpu-blocks", type=int, default=None)
+
+
+def _read_spec(path: Path) -> bytes:
+    if path.stat().st_size > MAX_SPEC_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_SPEC_BYTES} bytes")
+    return path.read_bytes()
+
+
+def scenario_from_args(args: argparse.Namespace) -> Scenario:
+    policy = args.policy
+    if policy is None:
+        policy = "monolithic" if args.enable_chunked_prefill is False else "chunked"
+    model = model_from_hf_config(_read_spec(args.model_spec)) if args.model_spec else get_model(args.model)
+    gpu = gpu_from_json(_read_spec(args.gpu_spec)) if args.gpu_spec else get_gpu(args.gpu)
+    workload = WorkloadSpec(
+        num_requests=args.num_requests, qps=args.qps, arrival=args.arrival, burstiness_cv=args.burstiness_cv,
+        prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens, length_dist=args.length_dist,
+        batch_fraction=args.batch_fraction, shared_prefix_tokens=args.shared_prefix_tokens,
+        n_samples=args.n_samples, seed=args.seed)
+    scheduler = SchedulerConfig(policy=policy, max_num_batched_tokens=args.max_num_batched_tokens,
+                                max_num_seqs=args.max_num_seqs,
+                                long_prefill_token_threshold=args.long_prefill_token_threshold,
+                                sglang_enable_mixed_chunk=args.sglang_mixed_chunk)
+    cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
+                        num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=args.enable_prefix_caching,
+                        eviction=args.eviction, allocation=args.allocation)
+    cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3)
+    return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
+                    cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
+                    record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
+                    cost_profile=profile_from_json(_read_spec(args.profile)) if args.profile else None)
+
+
+def _time_window(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    parts = text.split(":")
+    try:
+        start_s, end_s = (float(x) for x in parts)
+    except ValueError:
+        raise InputError(f"--time-window must look like A:B (seconds), got {text!r}") from None
+    return (start_s, end_s)
+
+
+def load_trace_requests(args: argparse.Namespace) -> tuple[Request, ...] | None:
+    """Requests from --trace after window, rate scaling and sampling, or None for a synthetic workload."""
+    if args.trace is None:
+        if args.time_window or args.rate_scale is not None or args.sample is not None:
+            raise InputError("--time-window, --rate-scale and --sample need --trace FILE")
+        return None
+    loaded = load_trace(args.trace, args.trace_format, name=args.trace.name)
+    return select(loaded.requests, time_window_s=_time_window(args.time_window), rate_scale=args.rate_scale,
+                  sample=args.sample, seed=args.seed)
+
+
+def _dist(d: Any) -> dict[str, Any]:
+    return asdict(d)
+
+
+def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
+    slo_ttft = args.slo_ttft_ms / 1e3 if args.slo_ttft_ms is not None else None
+    slo_tbt = args.slo_tbt_ms / 1e3 if args.slo_tbt_ms is not None else None
+    m = summarize(trace, slo_ttft, slo_tbt)
+    out = m.to_dict()
+    out.update(budget_tokens=trace.budget_tokens, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
+               peak_blocks_used=trace.peak_blocks_used, num_evicted_blocks=trace.num_evicted_blocks,
+               blocks_in_use_at_end=trace.blocks_in_use_at_end,
+               first_rejection_reason=next((r.rejected_reason for r in trace.requests if r.rejected_reason), None))
+    return out
+
+
+def _profile_summary(scenario: Scenario) -> dict[str, Any] | None:
+    profile = scenario.cost_profile
+    if profile is None:
+        return None
+    return {"device_name": profile.device_name, "dtype": profile.dtype, "measured_layers": profile.model.num_layers,
+            "measured_hidden_size": profile.model.hidden_size,
+            "layer_scale": scenario.model.num_layers / profile.model.num_layers}
+
+
+def _check_slo(name: str, value: float | None) -> None:
+    if value is not None and not (math.isfinite(value) and 0 < value <= 3_600_000):
+        raise InputError(f"--{name} must be a number of milliseconds in (0, 3600000], got {value}")
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_slo("slo-ttft-ms", args.slo_ttft_ms)
+    _check_slo("slo-tbt-ms", args.slo_tbt_ms)
+    scenario = scenario_from_args(args)
+    config = scenario.sim_config()
+    for note in config.warnings(num_gpu_blocks(config)):
+        sys.stderr.write(f"chunkviz simulate: note: {note}\n")
+    trace = run_scenario(scenario)
+    out = summary_dict(trace, args)
+    out["cost_profile"] = _profile_summary(scenario)
+    if args.trace_out is not None:
+        args.trace_out.write_text(trace.to_json())
+    if args.json:
+        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        return 0
+    sys.stdout.write(_table(out))
+    return 0
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1e3:9.1f}"
+
+
+def _table(out: dict[str, Any]) -> str:
+    lines = [f"policy {out['policy']}  budget {out['budget_tokens']} tokens  steps {out['num_steps']}  "
+             f"finished {out['num_finished']}/{out['num_requests']}  rejected {out['num_rejected']}",
+             f"{'metric':10} {'mean':>9} {'p50':>9} {'p90':>9} {'p99':>9}  (ms)"]
+    for key in ("ttft_s", "tbt_s", "tpot_s", "e2e_s"):
+        d = out[key]
+        lines.append(f"{key[:-2]:10} {_ms(d['mean'])} {_ms(d['p50'])} {_ms(d['p90'])} {_ms(d['p99'])}")
+    if out.get("cost_profile"):
+        cp = out["cost_profile"]
+        lines.append(f"step times: cost profile measured on {cp['device_name']} ({cp['measured_layers']} layers, "
+                     f"scaled x{cp['layer_scale']:.3g} to the model's layers)")
+    if out["num_rejected"]:
+        lines.append(f"rejected {out['num_rejected']}: first reason: {out['first_rejection_reason']}")
+    lines.append(f"throughput {out['throughput_output_tokens_per_s']:.1f} output tokens/s, "
+                 f"MFU {out['mfu_mean']:.2f}, preemptions {out['num_preemptions']}, "
+                 f"KV blocks {out['peak_blocks_used']}/{out['num_gpu_blocks']} peak")
+    return "\n".join(lines) + "\n"

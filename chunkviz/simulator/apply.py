@@ -1,0 +1,176 @@
+"""Applying a planned step to live state, and turning live state into the frozen Trace at the end.
+
+Invariant: a sequence samples a token exactly when all its tokens are in the KV cache; a request's results are
+written once, when its last sequence finishes or it is rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from chunkviz.config import SimConfig
+from chunkviz.cost.roofline import StepCost, StepShape
+from chunkviz.simulator.events import ChunkScheduled, Finished, FirstToken, Forked, Rejected
+from chunkviz.request import Request
+from chunkviz.simulator.sched_common import Plan, SchedContext
+from chunkviz.simulator.sequence import SeqState
+from chunkviz.simulator.trace import RequestResult, ScheduledChunk, Trace
+
+
+@dataclass(slots=True)
+class RunState:
+    config: SimConfig
+    ctx: SchedContext
+    seqs: dict[int, list[SeqState]] = field(default_factory=dict)
+    requests: dict[int, Request] = field(default_factory=dict)
+    first_token_s: dict[int, float] = field(default_factory=dict)
+    finish_s: dict[int, float] = field(default_factory=dict)
+    rejected: dict[int, str] = field(default_factory=dict)
+    tbt_gaps_s: list[float] = field(default_factory=list)
+    step_durations_s: list[float] = field(default_factory=list)
+    step_mfu: list[float] = field(default_factory=list)
+    step_mbu: list[float] = field(default_factory=list)
+    num_steps: int = 0
+    num_stall_steps: int = 0
+    peak_blocks_used: int = 0
+    busy_s: float = 0.0
+
+    def register(self, request: Request) -> None:
+        self.requests[request.request_id] = request
+
+    def record_step(self, cost: StepCost, num_stalled: int) -> None:
+        self.num_steps += 1
+        self.busy_s += cost.total_s
+        self.step_durations_s.append(cost.total_s)
+        self.step_mfu.append(cost.mfu)
+        self.step_mbu.append(cost.mbu)
+        self.peak_blocks_used = max(self.peak_blocks_used, self.ctx.kv.num_used_blocks())
+
+    def to_trace(self, records: tuple, end_s: float) -> Trace:
+        kv = self.ctx.kv
+        return Trace(
+            policy=self.config.scheduler.policy, budget_tokens=self.ctx.budget_tokens,
+            num_gpu_blocks=kv.num_total_blocks, block_size=kv.block_size,
+            steps=records, requests=tuple(self._result(rid) for rid in sorted(self.requests)),
+            num_steps=self.num_steps, makespan_s=end_s, busy_s=self.busy_s, tbt_gaps_s=tuple(self.tbt_gaps_s),
+            step_durations_s=tuple(self.step_durations_s), step_mfu=tuple(self.step_mfu),
+            step_mbu=tuple(self.step_mbu), peak_blocks_used=self.peak_blocks_used,
+            blocks_in_use_at_end=kv.num_used_blocks(),
+            num_evicted_blocks=kv.num_evicted_blocks, num_stall_steps=self.num_stall_steps,
+        )
+
+    def _result(self, rid: int) -> RequestResult:
+        r, seqs = self.requests[rid], self.seqs.get(rid, [])
+        first_sched = [s.first_scheduled_s for s in seqs if s.first_scheduled_s is not None]
+        times = None
+        if self.config.record_detail:
+            times = tuple(tuple(s.token_times_s or ()) for s in seqs)
+        return RequestResult(
+            request_id=rid, arrival_s=r.arrival_s, prompt_tokens=r.prompt_tokens, output_tokens=r.output_tokens,
+            priority=r.priority, n_samples=r.n_samples, first_scheduled_s=min(first_sched) if first_sched else None,
+            first_token_s=self.first_token_s.get(rid), finish_s=self.finish_s.get(rid),
+            num_generated_tokens=sum(s.num_output_tokens for s in seqs),
+            num_preemptions=sum(s.num_preemptions for s in seqs),
+            prefix_hit_tokens=sum(s.prefix_hit_tokens for s in seqs),
+            prefix_query_tokens=sum(s.prefix_query_tokens for s in seqs), max_tbt_s=max((s.max_gap_s for s in seqs if s.max_gap_s is not None), default=None),
+            rejected_reason=self.rejected.get(rid),
+            token_times_s=times,
+        )
+
+
+def reject(run: RunState, request: Request, reason: str, now_s: float) -> None:
+    """Drop every sequence of the request and remember why."""
+    rid = request.request_id
+    for seq in run.seqs.get(rid, []):
+        if seq in run.ctx.running:
+            run.ctx.running.remove(seq)
+        if seq in run.ctx.waiting:
+            run.ctx.waiting.remove(seq)
+        run.ctx.kv.free(seq.key)
+    run.rejected[rid] = reason
+    run.ctx.emit(Rejected(rid, reason))
+
+
+def shape_and_chunks(plan: Plan, detail: bool) -> tuple[StepShape, tuple[ScheduledChunk, ...]]:
+    """The step's shape for the cost model, and (in detailed runs) what each sequence got."""
+    tokens = pairs = kv_read = 0
+    for seq, n in plan.items:
+        p = seq.num_computed_tokens
+        tokens += n
+        pairs += n * p + n * (n + 1) // 2
+        kv_read += p
+    shape = StepShape(tokens, len(plan.items), pairs, kv_read)
+    if not detail:
+        return shape, ()
+    return shape, tuple(ScheduledChunk(seq.request.request_id, seq.sample_index, n, seq.num_computed_tokens,
+                                       "decode" if seq.is_decode_ready and n == 1 else "prefill")
+                        for seq, n in plan.items)
+
+
+def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
+    ctx, detail = run.ctx, run.config.record_detail
+    # Only the paged manager tracks filled slots and prefix keys; the counting one has nothing to record.
+    on_computed = ctx.kv.on_computed if ctx.kv.tracks_content else None
+    for seq, n in list(plan.items):
+        old = seq.num_computed_tokens
+        if detail:
+            phase = "decode" if seq.is_decode_ready and n == 1 else "prefill"
+            ctx.emit(ChunkScheduled(seq.request.request_id, seq.sample_index, n, old, phase))
+        if on_computed is not None:
+            on_computed(seq.key, seq.content, old, old + n)
+        seq.num_computed_tokens = old + n
+        if seq.first_scheduled_s is None:
+            seq.first_scheduled_s = start_s
+        if seq.num_computed_tokens == seq.num_tokens:
+            _sample_token(run, seq, end_s)
+
+
+def _sample_token(run: RunState, seq: SeqState, now_s: float) -> None:
+    rid = seq.request.request_id
+    seq.num_output_tokens += 1
+    seq.num_tokens += 1
+    last_s = seq.last_token_s
+    seq.last_token_s = now_s
+    if seq.token_times_s is not None:
+        seq.token_times_s.append(now_s)
+    if last_s is not None:
+        gap_s = now_s - last_s
+        run.tbt_gaps_s.append(gap_s)
+        if seq.max_gap_s is None or gap_s > seq.max_gap_s:
+            seq.max_gap_s = gap_s
+    elif rid not in run.first_token_s:
+        run.first_token_s[rid] = now_s
+        run.ctx.emit(FirstToken(rid, now_s - seq.request.arrival_s))
+        if seq.request.n_samples > 1 and seq.sample_index == 0:
+            for child in _fork(run, seq, now_s):
+                if child.num_output_tokens >= child.request.output_tokens:
+                    _finish(run, child, now_s)
+    if seq.num_output_tokens >= seq.request.output_tokens:
+        _finish(run, seq, now_s)
+
+
+def _fork(run: RunState, parent: SeqState, now_s: float) -> list[SeqState]:
+    """Parallel sampling: the prompt's KV is shared by n sequences, each with its own first token."""
+    children = []
+    index = run.ctx.running.index(parent)
+    for sample in range(1, parent.request.n_samples):
+        child = SeqState(request=parent.request, sample_index=sample, num_output_tokens=1,
+                         num_computed_tokens=parent.num_computed_tokens, admit_seq_no=parent.admit_seq_no,
+                         first_scheduled_s=parent.first_scheduled_s, last_token_s=now_s,
+                         token_times_s=[now_s] if parent.token_times_s is not None else None)
+        run.ctx.kv.fork(parent.key, child.key)
+        run.ctx.running.insert(index + sample, child)
+        children.append(child)
+    run.seqs[parent.request.request_id].extend(children)
+    run.ctx.emit(Forked(parent.request.request_id, parent.request.n_samples,
+                        run.ctx.kv.num_table_blocks(parent.key)))
+    return children
+
+
+def _finish(run: RunState, seq: SeqState, now_s: float) -> None:
+    run.ctx.running.remove(seq)
+    run.ctx.kv.free(seq.key)
+    run.ctx.emit(Finished(seq.request.request_id, seq.sample_index, now_s - seq.request.arrival_s))
+    rid = seq.request.request_id
+    if all(s.num_output_tokens >= s.request.output_tokens for s in run.seqs[rid]):
+        run.finish_s[rid] = now_s

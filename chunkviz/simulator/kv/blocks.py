@@ -1,0 +1,182 @@
+"""Paged KV cache: block tables, ref counts, a free queue, chained prefix keys and copy-on-write.
+
+Invariants: free + used == total; a block is in the free queue iff its ref count is 0; a block's ref count equals
+the number of block tables holding it; every key in the prefix index names a block whose content produced it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Callable
+
+from chunkviz.simulator.kv.eviction import EVICTION_POLICIES
+from chunkviz.simulator.events import Allocated, CopyOnWrite, Evicted, Freed, PrefixHit
+
+SeqKey = tuple[int, int]  # (request_id, sample_index)
+Content = tuple[tuple[str, int, int], ...]  # runs of (segment key, start offset, end offset): the block's token ids
+ContentFn = Callable[[int, int], Content]  # (start_token, end_token) -> content of that token range
+Emit = Callable[[object], None]
+
+
+def chain_key(parent_key: str, content: Content) -> str:
+    """Stable 8-byte key of a full block: blake2b over the parent's key and the block's token ids."""
+    return hashlib.blake2b((parent_key + repr(content)).encode(), digest_size=8).hexdigest()
+
+
+@dataclass(slots=True)
+class Block:
+    block_id: int
+    ref_count: int = 0
+    key: str | None = None
+    content: Content | None = None  # kept beside the key so invariant checks can recompute it
+    num_filled_tokens: int = 0
+    cached_seq_no: int = 0
+    num_hits: int = 0
+
+
+class BlockManager:
+    """Physical blocks shared by all sequences; policy-free except for the pluggable eviction order."""
+
+    def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = False,
+                 eviction: str = "lru", emit: Emit | None = None) -> None:
+        self.num_total_blocks = num_blocks
+        self.block_size = block_size
+        self.enable_prefix_caching = enable_prefix_caching
+        self.blocks = [Block(i) for i in range(num_blocks)]
+        self.free_queue = EVICTION_POLICIES[eviction]()
+        for block in self.blocks:
+            self.free_queue.push(block.block_id, False, 0, 0)
+        self.tables: dict[SeqKey, list[int]] = {}
+        self.seq_chain_keys: dict[SeqKey, list[str]] = {}  # content keys of a sequence's full, computed blocks
+        self.key_to_block: dict[str, int] = {}
+        self.touched_block_ids: dict[int, None] = {}  # insertion-ordered: blocks ever handed out, for snapshots
+        self.num_evicted_blocks = 0
+        self.tracks_content = True
+        self._cache_seq_no = 0
+        self._emit: Emit = emit or (lambda event: None)
+
+    # --- queries -------------------------------------------------------------------------------------------------
+    def num_free_blocks(self) -> int:
+        return len(self.free_queue)
+
+    def num_used_blocks(self) -> int:
+        return self.num_total_blocks - len(self.free_queue)
+
+    def num_table_blocks(self, seq: SeqKey) -> int:
+        return len(self.tables.get(seq, ()))
+
+    def blocks_for(self, num_tokens: int) -> int:
+        return -(-num_tokens // self.block_size)
+
+    def find_prefix_hit(self, content_fn: ContentFn, max_hit_tokens: int) -> list[int]:
+        """Blocks of the longest cached chain that covers at most `max_hit_tokens` leading tokens."""
+        if not self.enable_prefix_caching:
+            return []
+        hits: list[int] = []
+        parent = ""
+        bs = self.block_size
+        for i in range(max(0, max_hit_tokens) // bs):
+            parent = chain_key(parent, content_fn(i * bs, (i + 1) * bs))
+            block_id = self.key_to_block.get(parent)
+            if block_id is None:
+                break
+            hits.append(block_id)
+        return hits
+
+    # --- allocation ----------------------------------------------------------------------------------------------
+    def allocate(self, seq: SeqKey, write_start: int, target_tokens: int, hit_block_ids: list[int] = ()) -> bool:
+        """Give `seq` blocks for tokens [0, target_tokens), taking `hit_block_ids` first; False changes nothing."""
+        table = self.tables.get(seq, [])
+        num_hit_free = sum(1 for b in hit_block_ids if self.blocks[b].ref_count == 0)
+        needs_copy = self._needs_copy(table, write_start)
+        num_new = max(0, self.blocks_for(target_tokens) - len(table) - len(hit_block_ids))
+        if num_new + needs_copy > len(self.free_queue) - num_hit_free:
+            return False
+        self.tables[seq] = table
+        if hit_block_ids:
+            self._take_hits(seq, table, list(hit_block_ids))
+        if needs_copy:
+            self._copy_on_write(seq, table, write_start // self.block_size, write_start % self.block_size)
+        if num_new:
+            new_ids = [self._pop_free_block() for _ in range(num_new)]
+            table.extend(new_ids)
+            self._emit(Allocated(seq[0], seq[1], tuple(new_ids)))
+        return True
+
+    def _needs_copy(self, table: list[int], write_start: int) -> bool:
+        index = write_start // self.block_size
+        return index < len(table) and self.blocks[table[index]].ref_count > 1
+
+    def _take_hits(self, seq: SeqKey, table: list[int], hit_block_ids: list[int]) -> None:
+        for block_id in hit_block_ids:
+            block = self.blocks[block_id]
+            if block.ref_count == 0:
+                self.free_queue.remove(block_id)
+            block.ref_count += 1
+            block.num_hits += 1
+        table.extend(hit_block_ids)
+        self.seq_chain_keys[seq] = [self.blocks[b].key or "" for b in hit_block_ids]
+        self._emit(PrefixHit(seq[0], seq[1], tuple(hit_block_ids), len(hit_block_ids) * self.block_size))
+
+    def _pop_free_block(self) -> int:
+        block = self.blocks[self.free_queue.pop()]
+        if block.key is not None:
+            # Lazy eviction, as in vLLM: a cached block dies only when its slot is reused.
+            self._emit(Evicted(block.block_id, block.key))
+            del self.key_to_block[block.key]
+            self.num_evicted_blocks += 1
+        block.key, block.content, block.num_filled_tokens, block.num_hits = None, None, 0, 0
+        block.ref_count = 1
+        self.touched_block_ids[block.block_id] = None
+        return block.block_id
+
+    def _copy_on_write(self, seq: SeqKey, table: list[int], index: int, num_copied_tokens: int) -> None:
+        old = self.blocks[table[index]]
+        old.ref_count -= 1
+        new_id = self._pop_free_block()
+        self.blocks[new_id].num_filled_tokens = num_copied_tokens
+        table[index] = new_id
+        self._emit(CopyOnWrite(seq[0], seq[1], old.block_id, new_id))
+
+    def fork(self, parent: SeqKey, child: SeqKey) -> None:
+        """`child` shares every block of `parent`, the partly filled last one included (copied on first write)."""
+        table = self.tables[parent]
+        for block_id in table:
+            self.blocks[block_id].ref_count += 1
+        self.tables[child] = list(table)
+        self.seq_chain_keys[child] = list(self.seq_chain_keys.get(parent, []))
+
+    def free(self, seq: SeqKey) -> int:
+        """Release a sequence's blocks tail-first (vLLM: deeper blocks are evicted first); returns how many."""
+        table = self.tables.pop(seq, [])
+        self.seq_chain_keys.pop(seq, None)
+        for block_id in reversed(table):
+            block = self.blocks[block_id]
+            block.ref_count -= 1
+            if block.ref_count == 0:
+                self.free_queue.push(block_id, block.key is not None, block.cached_seq_no, block.num_hits)
+        if table:
+            self._emit(Freed(seq[0], seq[1], tuple(table)))
+        return len(table)
+
+    # --- after a step --------------------------------------------------------------------------------------------
+    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
+        """Record that tokens [old, new) now hold KV; cache blocks that became full."""
+        table, bs = self.tables[seq], self.block_size
+        for index in range(old_tokens // bs, self.blocks_for(new_tokens)):
+            block = self.blocks[table[index]]
+            block.num_filled_tokens = max(block.num_filled_tokens, min(bs, new_tokens - index * bs))
+        if not self.enable_prefix_caching:
+            return
+        keys = self.seq_chain_keys.setdefault(seq, [])
+        for index in range(len(keys), new_tokens // bs):
+            content = content_fn(index * bs, (index + 1) * bs)
+            key = chain_key(keys[-1] if keys else "", content)
+            keys.append(key)
+            block = self.blocks[table[index]]
+            if block.key is None and key not in self.key_to_block:
+                # vLLM does not de-duplicate: an identical block computed twice stays uncached the second time.
+                self._cache_seq_no += 1
+                block.key, block.content, block.cached_seq_no = key, content, self._cache_seq_no
+                self.key_to_block[key] = block.block_id

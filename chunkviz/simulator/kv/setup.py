@@ -1,0 +1,53 @@
+"""How many KV blocks a GPU holds, and which KV manager a run needs.
+
+Invariant: blocks · block_size · KV bytes per token (per GPU) + weights (per GPU) <= memory · gpu_memory_utilization.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from chunkviz.simulator.kv.blocks import BlockManager
+from chunkviz.config import MAX_NUM_GPU_BLOCKS, SimConfig
+from chunkviz.errors import InputError
+from chunkviz.simulator.kv.counting import CountingKvManager
+from chunkviz.simulator.kv.manager import KvManager
+from chunkviz.request import Request
+
+MAX_GRID_BLOCKS = 4096  # snapshots list individual blocks only up to this cache size (a readable grid)
+
+
+def kv_bytes_per_token_per_gpu(config: SimConfig) -> float:
+    # KV heads split across GPUs; with more GPUs than KV heads the heads are replicated (as vLLM does).
+    shards = min(config.tensor_parallel, config.model.num_kv_heads)
+    return config.model.kv_bytes_per_token / shards
+
+
+def num_gpu_blocks(config: SimConfig) -> int:
+    """vLLM's rule without activation profiling: (memory · utilization − weights) / bytes per block, per GPU."""
+    if config.cache.num_gpu_blocks is not None:
+        return config.cache.num_gpu_blocks
+    budget_bytes = config.gpu.memory_bytes * config.cache.gpu_memory_utilization
+    weight_bytes = config.model.weight_bytes / config.tensor_parallel
+    free_bytes = budget_bytes - weight_bytes
+    block_bytes = config.cache.block_size * kv_bytes_per_token_per_gpu(config)
+    if free_bytes < block_bytes:
+        raise InputError(
+            f"no room for a KV cache: {config.model.model_id} weights need {weight_bytes / 1e9:.1f} GB per GPU but "
+            f"{config.gpu.gpu_id} at gpu_memory_utilization={config.cache.gpu_memory_utilization} gives "
+            f"{budget_bytes / 1e9:.1f} GB; raise tensor_parallel or the utilization, or pick a larger GPU")
+    return min(int(free_bytes // block_bytes), MAX_NUM_GPU_BLOCKS)
+
+
+def needs_paged_manager(config: SimConfig, requests: Sequence[Request]) -> bool:
+    """Block identities matter for snapshots, prefix caching and parallel sampling; otherwise counting is enough."""
+    return (config.record_detail or config.cache.enable_prefix_caching
+            or any(r.n_samples > 1 for r in requests))
+
+
+def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callable[[object], None]) -> KvManager:
+    num_blocks = num_gpu_blocks(config)
+    if needs_paged_manager(config, requests):
+        return BlockManager(num_blocks, config.cache.block_size, config.cache.enable_prefix_caching,
+                            config.cache.eviction, emit)
+    return CountingKvManager(num_blocks, config.cache.block_size)

@@ -1,0 +1,54 @@
+"""Prints (or with --write, stores) the sha256 of the trace JSON of the default scenarios, one per preset × policy.
+
+The trace JSON comes from the CLI (`simulate --trace-out`), so the same script runs on any revision of the tree;
+tests/test_golden_traces.py compares today's bytes with tests/golden/trace_sha256.json. Regenerate the file only
+for a change that is meant to alter traces, and say so in the commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "trace_sha256.json"
+POLICIES = ("monolithic", "chunked", "sglang", "static")
+SCENARIOS: dict[str, list[str]] = {
+    "long-among-chats": ["--workload", "long-among-chats", "--num-requests", "24", "--qps", "16",
+                         "--prompt-tokens", "300", "--output-tokens", "32", "--max-num-batched-tokens", "512"],
+    "shared-system-prompt": ["--workload", "shared-system-prompt", "--num-requests", "16", "--qps", "8",
+                             "--output-tokens", "16", "--enable-prefix-caching", "--max-num-batched-tokens", "512"],
+    "parallel-sampling": ["--workload", "parallel-sampling", "--num-requests", "8", "--qps", "8",
+                          "--output-tokens", "16", "--n-samples", "3", "--max-num-batched-tokens", "512"],
+    "tiny-cache-preemption": ["--workload", "synthetic", "--num-requests", "16", "--qps", "50",
+                              "--prompt-tokens", "200", "--output-tokens", "64", "--num-gpu-blocks", "40",
+                              "--max-num-batched-tokens", "256"],
+}
+
+
+def trace_sha256(name: str, policy: str) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "trace.json"
+        cmd = [sys.executable, "-m", "chunkviz", "simulate", *SCENARIOS[name], "--policy", policy,
+               "--trace-out", str(out)]
+        subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
+        return hashlib.sha256(out.read_bytes()).hexdigest()
+
+
+def all_hashes() -> dict[str, str]:
+    return {f"{name}/{policy}": trace_sha256(name, policy) for name in SCENARIOS for policy in POLICIES}
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", action="store_true", help="store the hashes as the new golden file")
+    args = parser.parse_args()
+    hashes = all_hashes()
+    print(json.dumps(hashes, indent=1, sort_keys=True))
+    if args.write:
+        GOLDEN.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
