@@ -8,101 +8,43 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import heapq
-from collections import OrderedDict
 from collections.abc import Callable, Container, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 from chunkviz.errors import InputError
+from chunkviz.replacement import Convention, Replacer, make_replacer
 from chunkviz.request import Request, Segment
 
 BlockLists = Sequence[Sequence[Hashable]]
 
 
-class PrefixCache(Protocol):
-    """A set of resident block ids plus the policy that decides which to drop."""
+class PrefixCache:
+    """Resident block ids under one replacement rule of chunkviz.replacement, touched in request order.
 
-    @property
-    def blocks(self) -> Container[Hashable]: ...  # the replay loop tests `in` on it directly, for speed
-
-    def touch_all(self, block_ids: Iterable[Hashable]) -> None: ...  # insert or refresh, in the given order
-
-    def evict_to(self, capacity_blocks: int) -> None: ...
-
-
-@dataclass(slots=True)
-class FifoPrefixCache:
-    """Evicts the oldest insertion; a hit does not refresh a block, so even a hot shared prefix ages out."""
-
-    blocks: OrderedDict[Hashable, None] = field(default_factory=OrderedDict)
-
-    def touch_all(self, block_ids: Iterable[Hashable]) -> None:
-        blocks = self.blocks
-        for block_id in block_ids:
-            blocks.setdefault(block_id, None)  # already resident: keeps its old place in the queue
-
-    def evict_to(self, capacity_blocks: int) -> None:
-        while len(self.blocks) > capacity_blocks:
-            self.blocks.popitem(last=False)
-
-
-@dataclass(slots=True)
-class LruPrefixCache:
-    """Evicts the least recently touched block."""
-
-    blocks: OrderedDict[Hashable, None] = field(default_factory=OrderedDict)
-
-    def touch_all(self, block_ids: Iterable[Hashable]) -> None:
-        blocks = self.blocks
-        for block_id in block_ids:
-            blocks[block_id] = None
-            blocks.move_to_end(block_id)
-
-    def evict_to(self, capacity_blocks: int) -> None:
-        while len(self.blocks) > capacity_blocks:
-            self.blocks.popitem(last=False)
-
-
-@dataclass(slots=True)
-class LfuPrefixCache:
-    """Evicts the block with the fewest touches since it was inserted; ties go to the least recently touched.
-
-    The count restarts at 1 when an evicted block comes back (no history is kept for absent blocks).
+    FIFO: a hit does not refresh a block, so even a hot shared prefix ages out. LRU: the least recently touched
+    block leaves first. LFU: the fewest touches since the block came in, ties to the least recently touched; the
+    count restarts at 1 when an evicted block comes back (no history is kept for absent blocks).
     """
 
-    blocks: dict[Hashable, tuple[int, int]] = field(default_factory=dict)  # block id -> (touches, last tick)
-    # Lazy min-heap of (touches, tick, id): an entry is stale once its block is touched again; stale entries are
-    # skipped when popped. Ticks are unique, so ids (which may not be orderable) are never compared.
-    heap: list[tuple[int, int, Hashable]] = field(default_factory=list)
-    tick: int = 0
+    def __init__(self, rule: str) -> None:
+        # LFU ties go to the least recently touched block: the order the study has always used.
+        self.blocks: Replacer = make_replacer(rule, Convention(lfu_tie_break="lru"))
+        self._tick = 0
 
     def touch_all(self, block_ids: Iterable[Hashable]) -> None:
-        blocks, heap, tick = self.blocks, self.heap, self.tick
-        for block_id in block_ids:
-            tick += 1
-            touches = blocks[block_id][0] + 1 if block_id in blocks else 1
-            blocks[block_id] = (touches, tick)
-            heapq.heappush(heap, (touches, tick, block_id))
-        self.tick = tick
-        if len(heap) > 4 * len(blocks) + 1024:  # drop stale entries so memory tracks the cache, not the trace
-            self.heap = [(t, k, b) for b, (t, k) in blocks.items()]
-            heapq.heapify(self.heap)
+        """Insert or refresh each block, in the given order."""
+        self._tick = self.blocks.touch_all(block_ids, self._tick)
 
     def evict_to(self, capacity_blocks: int) -> None:
-        blocks, heap = self.blocks, self.heap
-        while len(blocks) > capacity_blocks:
-            touches, tick, block_id = heapq.heappop(heap)
-            if blocks.get(block_id) == (touches, tick):
-                del blocks[block_id]
+        self.blocks.shrink_to(capacity_blocks)
 
 
-# UI name -> factory; a new policy is one class above plus one entry here.
-PREFIX_CACHE_POLICIES: dict[str, Callable[[], PrefixCache]] = {
-    "fifo": FifoPrefixCache,
-    "lru": LruPrefixCache,
-    "lfu": LfuPrefixCache,
-}
+def _cache(rule: str) -> Callable[[], PrefixCache]:
+    return lambda: PrefixCache(rule)
+
+
+# UI name -> factory; a new policy is a rule in chunkviz.replacement plus one entry here.
+PREFIX_CACHE_POLICIES: dict[str, Callable[[], PrefixCache]] = {name: _cache(name) for name in ("fifo", "lru", "lfu")}
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,22 +13,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from chunkviz.errors import InputError
-from chunkviz.replacement import (
-    LFU_TIE_BREAKS,
-    REASON_TEMPLATES,
-    PagingAlgorithm,
-    PagingConvention,
-    PagingStep,
-    clock,
-    fifo,
-    lfu,
-    lru,
-    opt,
-)
+from chunkviz.lessons.paging_steps import REASON_TEMPLATES, PagingStep, run_steps
+from chunkviz.replacement import LFU_TIE_BREAKS, RULES, Convention
 
 __all__ = [
     "ALGORITHMS", "LFU_TIE_BREAKS", "MAX_FRAMES", "MAX_PAGE", "MAX_REFS", "ORDER_VALUE_NAMES", "PRESETS",
-    "REASON_TEMPLATES", "PagingConvention", "PagingResult", "PagingStep", "faults_curve", "find_belady_anomaly",
+    "REASON_TEMPLATES", "Convention", "PagingResult", "PagingStep", "faults_curve", "find_belady_anomaly",
     "parse_refs", "random_refs", "simulate_paging",
 ]
 
@@ -36,8 +26,9 @@ MAX_REFS = 500     # a teaching grid with one column per reference stops being r
 MAX_FRAMES = 64
 MAX_PAGE = 999_999  # also caps token length, so int() never sees a pathological digit string
 
-# Registry: a new algorithm is one function in paging_algorithms plus one entry here.
-ALGORITHMS: dict[str, PagingAlgorithm] = {"fifo": fifo, "lru": lru, "opt": opt, "clock": clock, "lfu": lfu}
+# The rule names, in the order the page shows them; a new rule is one entry in chunkviz.replacement.RULES plus
+# its value name below, its reason template in paging_steps and its label in ui/text_paging.py.
+ALGORITHMS: tuple[str, ...] = tuple(RULES)
 
 # What `PagingStep.order_values` means per algorithm (labels for tables and charts).
 ORDER_VALUE_NAMES: dict[str, str] = {
@@ -63,7 +54,7 @@ class PagingResult:
     faults: int
     hits: int
     hit_ratio: float  # hits / len(refs), in [0, 1]
-    convention: PagingConvention
+    convention: Convention
 
     def __post_init__(self) -> None:
         if self.faults + self.hits != len(self.refs) or len(self.steps) != len(self.refs):
@@ -150,10 +141,10 @@ def simulate_paging(algorithm: str, refs: Sequence[int], num_frames: int, *,
     checked_refs = check_refs(refs)
     check_frames(num_frames)
     try:
-        convention = PagingConvention(clock_ref_bit_on_load, lfu_tie_break)  # type: ignore[arg-type]
+        convention = Convention(clock_ref_bit_on_load, lfu_tie_break)
     except ValueError as exc:
         raise InputError(str(exc)) from exc
-    steps = ALGORITHMS[algorithm](checked_refs, num_frames, convention)
+    steps = run_steps(algorithm, checked_refs, num_frames, convention)
     hits = sum(step.is_hit for step in steps)
     faults = len(steps) - hits
     return PagingResult(algorithm, num_frames, checked_refs, steps, faults, hits, hits / len(steps), convention)

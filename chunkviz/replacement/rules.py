@@ -1,0 +1,247 @@
+"""The five rules, one victim chooser each, and the registry that names them.
+
+Invariant: FIFO, LRU, LFU and OPT are each a rank over `Usage` (the lowest rank leaves first) kept by one
+container, RankedReplacer; Clock, whose choice depends on a hand and reference bits rather than on a rank, is a
+ring of slots. A new rule is one rank function (or one class) plus one entry in RULES.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable
+
+from chunkviz.replacement.base import Convention, Replacer, Usage, use_all, used_again
+
+Rank = tuple[int, ...]
+
+
+def fifo_rank(usage: Usage) -> Rank:
+    """FIFO: the content loaded first leaves first; a use changes nothing."""
+    return (0, usage.last_used_at) if usage.is_worthless else (1, usage.loaded_at)
+
+
+def lfu_rank(tie_break: str) -> Callable[[Usage], Rank]:
+    """LFU: fewest uses since loaded leaves first; ties to the one loaded first (fifo) or used least recently (lru)."""
+    tie_field = 0 if tie_break == "fifo" else 1  # Usage[0] is loaded_at, Usage[1] last_used_at
+
+    def rank(usage: Usage) -> Rank:
+        return (0, usage[1]) if usage[4] else (1, usage[2], usage[tie_field])  # [2] uses, [4] is_worthless
+    return rank
+
+
+def lru_rank(usage: Usage) -> Rank:
+    """LRU: the key used least recently leaves first. is_worthless is ignored on purpose: vLLM's free queue
+    (FreeKVCacheBlockQueue, vllm/v1/core/kv_cache_utils.py) is one queue with no separate class for empty blocks."""
+    return (usage.last_used_at,)
+
+
+def opt_rank(usage: Usage) -> Rank:
+    """OPT (Belady): never used again leaves first, then the furthest next use; ties to the one loaded first."""
+    if usage.is_worthless:
+        return (0, usage.last_used_at)
+    if usage.next_use_at is None:
+        return (1, 0, usage.loaded_at)
+    return (2, -usage.next_use_at, usage.loaded_at)
+
+
+class RankedReplacer:
+    """The resident keys in (rank, seq_no) order, lowest first; seq_no (the order of puts) breaks exact rank ties,
+    so keys themselves are never compared.
+
+    While every put arrives in rank order (always for LRU; for FIFO in the paging lesson and the prefix study) the
+    keys sit in an ordered dict and every operation is O(1). The first put that arrives out of order (an LFU count
+    going up, an OPT next use, a KV block cached before one freed earlier) builds a min-heap of (rank, seq_no, key)
+    with lazy deletion, kept from then on: a re-ranked or discarded key leaves a stale entry that `pop` skips.
+    Either way the victim is the same; the ordered dict only saves the heap's log n where it is not needed.
+    """
+
+    def __init__(self, rank: Callable[[Usage], Rank]) -> None:
+        self._rank_of = rank
+        self._live: OrderedDict[Hashable, tuple[Rank, int, Usage]] = OrderedDict()  # key -> (rank, seq_no, usage)
+        self._heap: list[tuple[Rank, int, Hashable]] | None = None
+        self._max_rank: Rank = ()  # the greatest rank put so far; () sorts before every rank
+        self._seq_no = 0
+
+    def put(self, key: Hashable, usage: Usage) -> None:
+        self._place(key, self._rank_of(usage), usage)
+
+    def _place(self, key: Hashable, rank: Rank, usage: Usage) -> None:
+        live_of = self._live
+        live = live_of.get(key)
+        if live is not None and live[0] == rank:
+            live_of[key] = (rank, live[1], usage)  # same rank (a FIFO hit): same place in the order
+            return
+        heap = self._heap
+        if heap is None and rank < self._max_rank:  # the first put out of order: from now on, a heap
+            # The ordered dict is sorted, so as a list it is already a valid heap.
+            self._heap = heap = [(r, n, k) for k, (r, n, _) in live_of.items()]
+        self._seq_no = seq_no = self._seq_no + 1
+        live_of[key] = (rank, seq_no, usage)
+        if heap is None:
+            self._max_rank = rank
+            live_of.move_to_end(key)
+            return
+        heapq.heappush(heap, (rank, seq_no, key))
+        if len(heap) > 4 * len(live_of) + 1024:  # drop stale entries: memory tracks residents, not uses
+            self._heap = [(r, n, k) for k, (r, n, _) in live_of.items()]
+            heapq.heapify(self._heap)
+
+    def touch(self, key: Hashable, now: int, next_use_at: int | None = None) -> None:
+        self.put(key, used_again(self._live[key][2], now, next_use_at))
+
+    def touch_all(self, keys: Iterable[Hashable], now: int) -> int:
+        """base.use_all with the Usage built inline: the prefix-cache study runs this once per block per request
+        (millions of times on an uploaded trace), where each extra call per block costs seconds."""
+        live_of, rank_of, place = self._live, self._rank_of, self._place
+        new = tuple.__new__  # builds the Usage in C: the NamedTuple's own __new__ is Python code
+        for key in keys:
+            now += 1
+            live = live_of.get(key)
+            if live is None:
+                usage = new(Usage, (now, now, 1, None, False))
+            else:  # fields: loaded_at, last_used_at, uses, next_use_at, is_worthless
+                old = live[2]
+                usage = new(Usage, (old[0], now, old[2] + 1, None, old[4]))
+            place(key, rank_of(usage), usage)
+        return now
+
+    def discard(self, key: Hashable) -> None:
+        del self._live[key]  # a heap entry, if any, goes stale
+
+    def pop(self) -> Hashable:
+        live_of, heap = self._live, self._heap
+        if heap is None:
+            return live_of.popitem(last=False)[0]
+        while heap:  # bounded: each stale entry is dropped once
+            _, seq_no, key = heapq.heappop(heap)
+            live = live_of.get(key)
+            if live is not None and live[1] == seq_no:  # seq_no is unique, so it alone marks the live entry
+                del live_of[key]
+                return key
+        raise IndexError("pop from an empty replacer")
+
+    def shrink_to(self, num_keys: int) -> None:
+        live_of, heap = self._live, self._heap
+        if heap is None:  # in order: the victims are the first keys (inlined, like touch_all, for the study)
+            for _ in range(len(live_of) - num_keys):
+                live_of.popitem(last=False)
+            return
+        while len(live_of) > num_keys:  # bounded: each pass pops one heap entry, and the heap holds every key
+            _, seq_no, key = heapq.heappop(heap)
+            live = live_of.get(key)
+            if live is not None and live[1] == seq_no:
+                del live_of[key]
+
+    def order(self) -> list[Hashable]:
+        if self._heap is None:
+            return list(self._live)
+        return [key for key, _ in sorted(self._live.items(), key=lambda item: item[1][:2])]
+
+    def usage(self, key: Hashable) -> Usage:
+        return self._live[key][2]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._live
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+
+class ClockReplacer:
+    """Clock (second chance) over a ring of `num_slots` slots: a use sets the key's R bit; to choose a victim the
+    hand clears R=1 bits until it finds R=0. A new key takes the empty slot at (or after) the hand and the hand
+    moves past it, since it is the newest."""
+
+    def __init__(self, num_slots: int, ref_bit_on_load: bool = True) -> None:
+        if num_slots < 1:
+            raise ValueError(f"Clock needs at least one slot, got {num_slots}")
+        self.slots: list[Hashable | None] = [None] * num_slots
+        self.ref_bits = [0] * num_slots
+        self.hand = 0
+        self._load_bit = 1 if ref_bit_on_load else 0
+        self._usage: dict[Hashable, Usage] = {}
+        self._slot_of: dict[Hashable, int] = {}
+
+    def put(self, key: Hashable, usage: Usage) -> None:
+        if key in self._slot_of:
+            self._usage[key] = usage
+            self.ref_bits[self._slot_of[key]] = 1
+            return
+        n = len(self.slots)
+        free = next((s for s in ((self.hand + k) % n for k in range(n)) if self.slots[s] is None), None)
+        if free is None:
+            raise IndexError("put into a full Clock: pop a victim first")
+        self.slots[free], self.ref_bits[free] = key, self._load_bit
+        self._usage[key], self._slot_of[key] = usage, free
+        self.hand = (free + 1) % n
+
+    def touch(self, key: Hashable, now: int, next_use_at: int | None = None) -> None:
+        self.put(key, used_again(self._usage[key], now, next_use_at))
+
+    def touch_all(self, keys: Iterable[Hashable], now: int) -> int:
+        return use_all(self, keys, now)
+
+    def discard(self, key: Hashable) -> None:
+        slot = self._slot_of.pop(key)
+        del self._usage[key]
+        self.slots[slot], self.ref_bits[slot] = None, 0
+
+    def pop(self) -> Hashable:
+        if not self._usage:
+            raise IndexError("pop from an empty replacer")
+        n = len(self.slots)
+        # Bounded: one full sweep clears every bit, so the second sweep must stop at a resident key.
+        for _ in range(2 * n):
+            if self.slots[self.hand] is not None and self.ref_bits[self.hand] == 0:
+                break
+            self.ref_bits[self.hand] = 0
+            self.hand = (self.hand + 1) % n
+        victim = self.slots[self.hand]
+        assert victim is not None  # the sweep above stops only at a resident key
+        self.discard(victim)
+        return victim
+
+    def shrink_to(self, num_keys: int) -> None:
+        for _ in range(len(self._usage) - num_keys):
+            self.pop()
+
+    def order(self) -> list[Hashable]:
+        """The ring walked from the hand: the first key listed is the first one the hand examines."""
+        ring = ((self.hand + k) % len(self.slots) for k in range(len(self.slots)))
+        return [self.slots[s] for s in ring if self.slots[s] is not None]
+
+    def ref_bit(self, key: Hashable) -> int:
+        return self.ref_bits[self._slot_of[key]]
+
+    def usage(self, key: Hashable) -> Usage:
+        return self._usage[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._usage
+
+    def __len__(self) -> int:
+        return len(self._usage)
+
+
+def _clock(convention: Convention, num_slots: int | None) -> Replacer:
+    if num_slots is None:
+        raise ValueError("Clock needs num_slots: the hand walks a ring of fixed size")
+    return ClockReplacer(num_slots, convention.clock_ref_bit_on_load)
+
+
+# Rule name -> factory(convention, num_slots); the order is the order the paging lesson shows them in.
+RULES: dict[str, Callable[[Convention, int | None], Replacer]] = {
+    "fifo": lambda convention, num_slots: RankedReplacer(fifo_rank),
+    "lru": lambda convention, num_slots: RankedReplacer(lru_rank),
+    "opt": lambda convention, num_slots: RankedReplacer(opt_rank),
+    "clock": _clock,
+    "lfu": lambda convention, num_slots: RankedReplacer(lfu_rank(convention.lfu_tie_break)),
+}
+
+
+def make_replacer(rule: str, convention: Convention = Convention(), num_slots: int | None = None) -> Replacer:
+    """A fresh, empty replacer for `rule` (a RULES key); num_slots is needed by Clock only."""
+    if rule not in RULES:
+        raise ValueError(f"unknown replacement rule {rule!r}; choose one of {', '.join(RULES)}")
+    return RULES[rule](convention, num_slots)
