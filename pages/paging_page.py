@@ -3,110 +3,27 @@ policies choose which KV-cache blocks an LLM server evicts."""
 
 import streamlit as st
 
-from chunkviz.errors import InputError
-from chunkviz.lessons.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, parse_refs, simulate_paging
-from chunkviz.lessons.paging_bridge import (KV_BLOCK_TOKENS, KV_WORKLOADS, REF_PRESETS, compare_algorithms, counts_at,
-                                    kv_hit_rate_curves, next_position, preset_refs, refs_text, slot_grid,
-                                    visible_window)
+from chunkviz.lessons.paging_bridge import KV_BLOCK_TOKENS, KV_WORKLOADS, next_position
 from ui import charts_paging as charts
 from ui.i18n import labeler, t
+from ui.paging_page import compare, kv_curves, reference_input, rule_controls, run, step_view
 from ui.playback import playback
-from ui.text_paging import anomaly_markdown, chart_labels, log_rows, order_markdown, reason
-from ui.url_state import choice, choice_parser, int_parser, publish, seed, stepped_choice, widget_key
-
-ss = st.session_state
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _run(alg: str, refs: tuple[int, ...], frames: int, bit: bool, tie: str):
-    return simulate_paging(alg, refs, frames, clock_ref_bit_on_load=bit, lfu_tie_break=tie)
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _compare(refs: tuple[int, ...], frames: int, bit: bool, tie: str):
-    return compare_algorithms(refs, frames, bit, tie)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _kv(workload: str, block_tokens: int):
-    return kv_hit_rate_curves(workload, block_tokens)
-
-
-def _load_preset() -> None:
-    refs = preset_refs(ss["pr_preset"], int(ss["pr_seed"]))
-    if refs is not None:
-        ss["pr_refs"] = refs_text(refs)
-
-
-def _pick_preset(box_key: str) -> None:
-    ss["pr_preset"] = ss[box_key]
-    _load_preset()
-
-
-def _reseed() -> None:
-    ss["pr_preset"] = "random"
-    _load_preset()
-
+from ui.text_paging import anomaly_markdown, chart_labels
+from ui.url_state import choice, stepped_choice
 
 st.title(t("pr.title"))
 st.markdown(t("pr.lesson"))
-seed("pr_preset", "belady", choice_parser(REF_PRESETS))
-seed("pr_seed", 0, int_parser(0, 1_000_000))
-seed("pr_refs", refs_text(preset_refs(ss["pr_preset"], ss["pr_seed"]) or PRESETS["belady"]), str)
-fallback = ss.get("pr_last_good") or preset_refs(ss["pr_preset"], ss["pr_seed"]) or PRESETS["belady"]
-try:
-    refs, error = parse_refs(ss["pr_refs"]), None
-    ss["pr_last_good"] = refs
-    if refs != preset_refs(ss["pr_preset"], ss["pr_seed"]):
-        ss["pr_preset"] = "custom"  # the text was edited (or came from a link): say so in the preset box
-except InputError as exc:
-    refs, error = fallback, str(exc)
-c = st.columns([2, 4, 1.3])
-box = widget_key("pr_preset_box")  # one box per language fed from ss["pr_preset"], as url_state.choice does
-ss[box] = ss["pr_preset"]
-c[0].selectbox(t("pr.preset"), REF_PRESETS, key=box, format_func=labeler("pr.preset."), on_change=_pick_preset,
-               args=(box,))
-c[1].text_input(t("pr.refs"), key="pr_refs", help=t("pr.refs_help"))
-c[2].number_input(t("pr.seed"), 0, 1_000_000, step=1, key="pr_seed", on_change=_reseed)
-for key in ("pr_preset", "pr_refs", "pr_seed"):
-    publish(key)
-if error:
-    st.error(t("pr.bad_refs", error=error, refs=refs_text(refs)))
-c = st.columns(4)
-alg = choice(c[0], t("pr.alg"), tuple(ALGORITHMS), "pr_alg", "fifo", labeler("pr.alg."))
-frames = int(stepped_choice(c[1], t("pr.frames"), tuple(range(1, 11)), "pr_frames", 3))
-bit = choice(c[2], t("pr.clock_bit"), ("1", "0"), "pr_clock_bit", "1", labeler("pr.clock_bit.")) == "1"
-tie = choice(c[3], t("pr.lfu_tie"), LFU_TIE_BREAKS, "pr_lfu_tie", "fifo", labeler("pr.lfu_tie."))
-if alg == "clock":
-    st.caption(t("pr.clock_bit_help"))
-steps = _run(alg, refs, frames, bit, tie).steps
+refs = reference_input()
+alg, frames, bit, tie = rule_controls()
+steps = run(alg, refs, frames, bit, tie).steps
 jumps = {t("pr.jump_fault"): lambda i: next_position(steps, i, False),
          t("pr.jump_hit"): lambda i: next_position(steps, i, True)}
 cursor = playback("pr_step", len(refs) + 1, jumps)
-
-count, total = counts_at(steps, cursor), counts_at(steps, len(steps))
-m = st.columns(4)
-m[0].metric(t("pr.m.faults"), count.faults)
-m[1].metric(t("pr.m.hits"), count.hits)
-m[2].metric(t("pr.m.ratio"), "–" if count.hit_ratio is None else f"{count.hit_ratio:.0%}")
-m[3].metric(t("pr.m.total"), total.faults)
-step = steps[cursor - 1] if cursor else None
-if step is None:
-    st.info(t("pr.why_start", page=refs[0]))
-else:
-    why = reason(step.reason_code, step.reason, step.page, step.victim)
-    (st.success if step.is_hit else st.info)(t("pr.why", n=cursor, page=step.page, reason=why))
 labels = chart_labels()
-left, right = st.columns([4, 1])
-first, last = visible_window(len(refs), cursor)
-grid = slot_grid(steps, frames, cursor, first, last)
-left.plotly_chart(charts.slot_grid_figure(grid, refs, cursor, labels), width="stretch", key="pr_grid")
-right.markdown(order_markdown(alg, step))
-with st.expander(t("pr.log")):
-    st.dataframe(log_rows(steps[:cursor]), hide_index=True, width="stretch")
+step_view(alg, steps, refs, frames, cursor, labels)
 
 st.subheader(t("pr.compare_head"))
-curves = _compare(refs, frames, bit, tie)
+curves = compare(refs, frames, bit, tie)
 c = st.columns(2)
 c[0].plotly_chart(charts.faults_bar_figure(curves, alg, labels), width="stretch", key="pr_bar")
 c[1].plotly_chart(charts.faults_curve_figure(curves, alg, labels), width="stretch", key="pr_curve")
@@ -118,7 +35,7 @@ c = st.columns([3, 2])
 workload = choice(c[0], t("pr.kv_workload"), KV_WORKLOADS, "pr_kv_workload", "shared-system-prompt",
                   labeler("preset."))
 block_tokens = int(stepped_choice(c[1], t("pr.kv_block"), KV_BLOCK_TOKENS, "pr_kv_block", 16))
-kv = _kv(workload, block_tokens)
+kv = kv_curves(workload, block_tokens)
 st.markdown(t("pr.kv_lesson", n=kv.num_requests))
 st.plotly_chart(charts.kv_figure(kv, labels), width="stretch", key="pr_kv")
 st.caption(t(f"pr.kv_note.{workload}"))

@@ -1,0 +1,107 @@
+"""The paged-KV-cache page's parts: its controls, the cached derived data, the metric cards and the step view.
+pages/kv_cache_page.py only lays them out.
+
+Invariant: every widget keeps the key (and so the URL parameter) the page has always used (kv_*).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from chunkviz.analysis.metrics import Metrics, summarize
+from chunkviz.analysis.scenario import Scenario
+from chunkviz.config import ALLOCATION_NAMES, EVICTION_NAMES, CacheConfig
+from chunkviz.lessons.kv_view import (BLOCK_SIZES, KV_SCENARIOS, MAX_BLOCKS, MAX_REQUESTS, MIN_BLOCKS, MIN_REQUESTS,
+                                      TEACHING_MAX_MODEL_LEN_TOKENS, event_steps, grid_cells, kv_scenario,
+                                      memory_series, table_rows)
+from chunkviz.simulator.trace import Trace
+from ui import charts_kv as charts
+from ui.explain import explain_step
+from ui.i18n import current_lang, labeler, t
+from ui.page_common import base_scenario
+from ui.text_kv import table_records
+from ui.url_state import choice, choice_parser, number, publish, seed, stepped_choice
+
+# Jump buttons: (text key suffix, event kind whose next step they seek).
+JUMPS = (("hit", "PrefixHit"), ("cow", "CopyOnWrite"), ("evict", "Evicted"), ("preempt", "Preempted"))
+
+
+def kv_controls() -> tuple[Scenario, Scenario, bool]:
+    """The page's widgets → (the chosen scenario, the same with prefix caching flipped, whether caching is on)."""
+    c = st.columns([3, 2, 3, 2])
+    scn = choice(c[0], t("kv.scn"), KV_SCENARIOS, "kv_scn", "shared-system-prompt", labeler("kv.scn."))
+    blocks = number(c[1], t("kv.blocks"), MIN_BLOCKS, MAX_BLOCKS, 128, 16, "kv_blocks", help=t("kv.blocks_help"))
+    block_size = stepped_choice(c[2], t("kv.bs"), BLOCK_SIZES, "kv_bs", 16)
+    num_requests = number(c[3], t("kv.n"), MIN_REQUESTS, MAX_REQUESTS, 16, 1, "kv_n")
+    c = st.columns([2, 3, 3], vertical_alignment="bottom")
+    seed("kv_cache", True, lambda raw: choice_parser(("True", "False"))(raw) == "True")
+    caching = bool(c[0].toggle(t("kv.cache"), key="kv_cache", help=t("kv.cache_help")))
+    publish("kv_cache")
+    evict = choice(c[1], t("kv.evict"), EVICTION_NAMES, "kv_evict", "lru", labeler("kv.evict."))
+    alloc = choice(c[2], t("kv.alloc"), ALLOCATION_NAMES, "kv_alloc", "incremental", labeler("kv.alloc."))
+    st.caption(t("kv.limits", lo=MIN_REQUESTS, hi=MAX_REQUESTS, blo=MIN_BLOCKS, bhi=MAX_BLOCKS,
+                 max_len=TEACHING_MAX_MODEL_LEN_TOKENS))
+    cache = CacheConfig(block_size=int(block_size), num_gpu_blocks=int(blocks), enable_prefix_caching=caching,
+                        eviction=evict, allocation=alloc)
+    scenario = kv_scenario(base_scenario(), scn, int(num_requests), cache)
+    return scenario, replace(scenario, cache=replace(cache, enable_prefix_caching=not caching)), caching
+
+
+# A scenario determines its trace, so the scenarios alone key this cache (the traces are passed along, unhashed).
+@st.cache_resource(max_entries=32, show_spinner=False)
+def derived(scenario, other, _trace, _other_trace):
+    """(event steps per jump kind, the memory series, metrics of the run, metrics of the other run)."""
+    steps = {kind: event_steps(_trace, kind) for _, kind in JUMPS}
+    series = memory_series(_trace, scenario.requests(), scenario.model.max_model_len_tokens)
+    return steps, series, summarize(_trace), summarize(_other_trace)
+
+
+def _ms(m: Metrics) -> str:
+    if m.ttft_s.mean is None:
+        return "–"
+    v = m.ttft_s.mean * 1e3
+    return t("kv.ms", v=f"{v:.1f}" if v < 100 else f"{v:.0f}")  # short enough for six cards in a row
+
+
+def kv_metric_cards(trace: Trace, m: Metrics, on: Metrics, off: Metrics) -> None:
+    """Hit rate, evictions, peak blocks, preemptions, and TTFT with caching on against off."""
+    cols = st.columns(6)
+    cols[0].metric(t("kv.m.hit_rate"), f"{m.prefix_hit_rate:.0%}", help=t("kv.m.hit_rate_help"))
+    cols[1].metric(t("kv.m.evicted"), trace.num_evicted_blocks)
+    cols[2].metric(t("kv.m.peak"), f"{trace.peak_blocks_used} / {trace.num_gpu_blocks}")
+    cols[3].metric(t("kv.m.preemptions"), m.num_preemptions)
+    gain_ms = None if on.ttft_s.mean is None or off.ttft_s.mean is None else (on.ttft_s.mean - off.ttft_s.mean) * 1e3
+    cols[4].metric(t("kv.m.ttft_on"), _ms(on), None if gain_ms is None else f"{gain_ms:+.1f} ms",
+                   help=t("kv.m.ttft_help"),
+                   delta_color="off" if gain_ms is not None and abs(gain_ms) < 0.05 else "inverse")
+    cols[5].metric(t("kv.m.ttft_off"), _ms(off))
+
+
+def kv_step_view(trace: Trace, cursor: int, labels: dict[str, str]) -> None:
+    """The block grid, the free queue, the block tables and the step's explanation at `cursor`."""
+    record = trace.steps[cursor]
+    cells = grid_cells(record.snapshot, trace.num_gpu_blocks)
+    st.plotly_chart(charts.grid_figure(cells, t("kv.grid_title", step=cursor), labels), width="stretch",
+                    key="kv_grid")
+    st.caption(t("kv.grid_caption"))
+    st.markdown(f"**{t('kv.free_title')}**")
+    if record.snapshot.free_queue_head:
+        st.plotly_chart(charts.free_queue_figure(record.snapshot.free_queue_head, cells, labels), width="stretch",
+                        key="kv_free")
+    else:
+        st.info(t("kv.free_none"))
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown(f"**{t('kv.tables_title')}**")
+        rows = table_rows(record.snapshot)
+        if rows:
+            st.dataframe(table_records(rows), hide_index=True, width="stretch",
+                         height=min(38 + 35 * len(rows), 360), key="kv_tables")
+            st.caption(t("kv.tables_caption"))
+        else:
+            st.info(t("kv.tables_none"))
+    with right, st.expander(t("explain.title"), expanded=True):
+        for line in explain_step(record, trace.budget_tokens, current_lang()):
+            st.write(line)
