@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from chunkviz.config import POLICY_NAMES
+from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.timeline import composition, lane_segments, next_event_time, step_at_time, union_step_times
 from ui import charts_timeline as charts
