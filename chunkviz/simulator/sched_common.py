@@ -103,9 +103,9 @@ def allocate_or_preempt(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_to
 
 
 def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
-                     seqs: list[SeqState] | None = None) -> int:
-    """Give running sequences (or `seqs`, a sublist) their tokens in list order (decodes cost 1); returns the
-    step's tokens left."""
+                     seqs: list[SeqState] | None = None, chunk_unit_tokens: int = 1) -> int:
+    """Give running sequences (or `seqs`, a sublist) their tokens in list order (decodes cost 1); a partial
+    prefill chunk is cut to a multiple of chunk_unit_tokens; returns the step's tokens left."""
     index, running, items = 0, ctx.running if seqs is None else seqs, plan.items
     # cap_chunk's rule, inlined: this loop runs once per running sequence per step in 20k-request runs.
     threshold = ctx.knobs.long_prefill_token_threshold or tokens_left
@@ -118,7 +118,13 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
         if seqs is not None and seq not in ctx.running:  # preempted earlier in this loop (only possible when iterating a sublist)
             index += 1
             continue
-        want = min(seq.num_tokens - seq.num_computed_tokens, threshold, tokens_left)
+        remaining = seq.num_tokens - seq.num_computed_tokens
+        want = min(remaining, threshold, tokens_left)
+        if chunk_unit_tokens > 1 and want < remaining:
+            want -= want % chunk_unit_tokens
+            if want == 0:
+                index += 1
+                continue
         covered = fast and seq.num_computed_tokens + want <= seq.kv_capacity_tokens
         if not covered and not allocate_or_preempt(ctx, plan, seq, want):
             if seqs is None:

@@ -28,11 +28,12 @@ def fits_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> boo
 
 def schedule_trtllm(ctx: SchedContext) -> Plan:
     plan = Plan()
-    tokens_left = schedule_running(ctx, plan, ctx.max_num_batched_tokens)
+    # Chunked context splits a prompt into chunks of whole KV blocks (chunk unit = tokens_per_block), but the last.
+    unit = ctx.kv.block_size
+    tokens_left = schedule_running(ctx, plan, ctx.max_num_batched_tokens, chunk_unit_tokens=unit)
     if plan.preempted:  # max-utilization paused a request: nothing new starts in that step
         return plan
     guaranteed = ctx.scheduler.trtllm_capacity_policy == "guaranteed-no-evict"
-    # Chunked context splits a prompt into chunks of whole KV blocks (chunk unit = tokens_per_block).
     admit_waiting(ctx, plan, tokens_left, allow_chunk=ctx.knobs.chunks_prompts,
-                  can_admit=fits_to_completion if guaranteed else None, chunk_unit_tokens=ctx.kv.block_size)
+                  can_admit=fits_to_completion if guaranteed else None, chunk_unit_tokens=unit)
     return plan
