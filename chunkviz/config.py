@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # cost_profile imports this module; the annotation alone needs no import at run time
     from chunkviz.cost.profile import CostProfile
 
-EvictionName = Literal["lru", "fifo", "lfu"]
-AllocationName = Literal["incremental", "reserve"]
 
 EVICTION_NAMES: tuple[str, ...] = ("lru", "fifo", "lfu")
 ALLOCATION_NAMES: tuple[str, ...] = ("incremental", "reserve")
