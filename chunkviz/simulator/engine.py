@@ -71,7 +71,9 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     kv = make_kv_manager(config, list(pending), emit)
     entry = policy_entry(config.scheduler.policy)
     ctx = SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler,
-                       knobs=resolve_knobs(config, kv.num_total_blocks), emit=emit, victim=entry.victim)
+                       knobs=resolve_knobs(config, kv.num_total_blocks), emit=emit, victim=entry.victim,
+                       forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
+                       and any(r.n_samples > 1 for r in pending))
     run = RunState(config=config, ctx=ctx)
     policy = entry.schedule
     cost_of = make_step_coster(config)

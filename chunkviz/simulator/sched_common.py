@@ -49,6 +49,7 @@ class SchedContext:
     victim: VictimRule = newest_victim
     admit_counter: list[int] = field(default_factory=lambda: [0])  # a box: admission order survives across steps
     policy_state: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's new_token_ratio
+    forks_possible: bool = False  # some request forks samples after its prompt (V0-style parallel sampling)
 
     @property
     def max_num_batched_tokens(self) -> int:
@@ -139,7 +140,9 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
 def seats_taken(ctx: SchedContext) -> int:
     """Running sequences plus the samples a running V0-style parent will still fork (vLLM V0 counts a group's
     get_max_num_running_seqs() against max_num_seqs at admission)."""
-    return len(ctx.running) + sum(s.num_forks_pending for s in ctx.running if s.num_forks_pending)
+    if not ctx.forks_possible:  # the common case costs nothing per step
+        return len(ctx.running)
+    return len(ctx.running) + sum(s.num_forks_pending for s in ctx.running)
 
 
 def admit_one(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_tokens: int, hit_ids: list[int]) -> bool:
