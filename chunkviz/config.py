@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # cost_profile imports this module; the annotation alone needs no import at run time
     from chunkviz.cost.profile import CostProfile
 
-PolicyName = Literal["monolithic", "chunked", "sglang", "static"]
-EvictionName = Literal["lru", "fifo", "lfu"]
-AllocationName = Literal["incremental", "reserve"]
 
-POLICY_NAMES: tuple[str, ...] = ("monolithic", "chunked", "sglang", "static")
 EVICTION_NAMES: tuple[str, ...] = ("lru", "fifo", "lfu")
 ALLOCATION_NAMES: tuple[str, ...] = ("incremental", "reserve")
-# vLLM's fallback budget (DEFAULT_MAX_NUM_BATCHED_TOKENS, "mainly for convenience when testing"; costmodel.md §2.1).
-DEFAULT_CHUNKED_BUDGET_TOKENS = 2048
+# Policy names and their defaults live in the policy registry (chunkviz.simulator.policies.registry), which also
+# resolves the None knobs below per engine and GPU (chunkviz.simulator.knobs.resolve_knobs).
+TRTLLM_CAPACITY_POLICIES: tuple[str, ...] = ("guaranteed-no-evict", "max-utilization")
+PARALLEL_SAMPLING_MODES: tuple[str, ...] = ("v1-children", "v0-fork-cow")
 MAX_SIM_STEPS = 2_000_000  # hard bound on the engine loop; see engine.SimulationLimitError
 # A paged run keeps one Python object per block; a million (≈200 MB) is far beyond any real GPU's cache at 16
 # tokens per block for these models (an H200 holds about 53,000 blocks of Llama-3-8B).
@@ -114,37 +112,44 @@ class GpuSpec:
 
 @dataclass(frozen=True, slots=True)
 class SchedulerConfig:
-    """The knobs of a serving engine's scheduler, named as vLLM names them."""
+    """The knobs of a serving engine's scheduler, named as the engines name them; None = the engine's default."""
 
-    policy: str = field(default="chunked", metadata={"help": "monolithic, chunked (vLLM v1 / Sarathi), sglang or static"})
+    policy: str = field(default="chunked", metadata={
+        "help": "a name from chunkviz.simulator.policies.registry (monolithic, vllm-nochunk, chunked, sarathi, "
+                "sglang, trtllm, static)"})
     max_num_batched_tokens: int | None = field(default=None, metadata={
-        "help": "Token budget of one engine step, decodes included. None: vLLM's rule (2048 when chunking, "
-                "otherwise the model's max length)"})
-    max_num_seqs: int = field(default=256, metadata={"help": "Most sequences running at once (vLLM default 256)"})
+        "help": "Token budget of one engine step, decodes included (TRT-LLM max_num_tokens, SGLang "
+                "chunked_prefill_size). None: the engine's default for the GPU"})
+    max_num_seqs: int | None = field(default=None, metadata={
+        "help": "Most sequences running at once (TRT-LLM max_batch_size, SGLang max_running_requests). None: the "
+                "engine's default"})
     long_prefill_token_threshold: int = field(default=0, metadata={
-        "help": "Cap on one prompt's tokens per step so long prompts cannot take the whole budget; 0 = off"})
+        "help": "Cap on one prompt's tokens per step so long prompts cannot take the whole budget; 0 = off. Applies "
+                "only to policies that chunk prompts"})
     sglang_enable_mixed_chunk: bool = field(default=False, metadata={
         "help": "SGLang --enable-mixed-chunk: fold running decodes into prefill batches"})
+    trtllm_chunked_context: bool = field(default=False, metadata={
+        "help": "TensorRT-LLM enable_chunked_context (off by default in TensorRT-LLM)"})
+    trtllm_capacity_policy: str = field(default="guaranteed-no-evict", metadata={
+        "help": "TensorRT-LLM CapacitySchedulerPolicy: guaranteed-no-evict or max-utilization"})
+    parallel_sampling: str = field(default="v1-children", metadata={
+        "help": "n > 1: v1-children (vLLM V1, n child requests sharing prompt blocks through the prefix cache) or "
+                "v0-fork-cow (vLLM V0 / the PagedAttention paper: fork after the prompt, copy-on-write)"})
 
     def __post_init__(self) -> None:
-        if self.policy not in POLICY_NAMES:
-            raise ValueError(f"policy must be one of {', '.join(POLICY_NAMES)}, got {self.policy!r}")
+        if not isinstance(self.policy, str) or not self.policy:
+            raise ValueError(f"policy must be a policy name, got {self.policy!r}")
         if self.max_num_batched_tokens is not None:
             _check_positive_int("max_num_batched_tokens", self.max_num_batched_tokens)
-        _check_positive_int("max_num_seqs", self.max_num_seqs)
+        if self.max_num_seqs is not None:
+            _check_positive_int("max_num_seqs", self.max_num_seqs)
         _check_positive_int("long_prefill_token_threshold", self.long_prefill_token_threshold, minimum=0)
-
-    @property
-    def enable_chunked_prefill(self) -> bool:
-        return self.policy in ("chunked", "sglang")
-
-    def budget_tokens(self, max_model_len_tokens: int) -> int:
-        """The effective max_num_batched_tokens, applying vLLM's default rule when unset."""
-        if self.max_num_batched_tokens is not None:
-            return self.max_num_batched_tokens
-        if self.enable_chunked_prefill:
-            return DEFAULT_CHUNKED_BUDGET_TOKENS
-        return max(max_model_len_tokens, DEFAULT_CHUNKED_BUDGET_TOKENS)
+        if self.trtllm_capacity_policy not in TRTLLM_CAPACITY_POLICIES:
+            raise ValueError(f"trtllm_capacity_policy must be one of {', '.join(TRTLLM_CAPACITY_POLICIES)}, "
+                             f"got {self.trtllm_capacity_policy!r}")
+        if self.parallel_sampling not in PARALLEL_SAMPLING_MODES:
+            raise ValueError(f"parallel_sampling must be one of {', '.join(PARALLEL_SAMPLING_MODES)}, "
+                             f"got {self.parallel_sampling!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,23 +225,7 @@ class SimConfig:
         _check_positive_int("max_num_steps", self.max_num_steps)
         if self.max_num_steps > MAX_SIM_STEPS:
             raise ValueError(f"max_num_steps must be at most {MAX_SIM_STEPS}")
-
-        if self.budget_tokens < self.cache.block_size:
-            raise ValueError(f"max_num_batched_tokens ({self.budget_tokens}) must cover at least one KV block "
+        explicit = self.scheduler.max_num_batched_tokens
+        if explicit is not None and explicit < self.cache.block_size:
+            raise ValueError(f"max_num_batched_tokens ({explicit}) must cover at least one KV block "
                              f"(block_size={self.cache.block_size})")
-
-    @property
-    def budget_tokens(self) -> int:
-        return self.scheduler.budget_tokens(self.model.max_model_len_tokens)
-
-    def warnings(self, num_gpu_blocks: int) -> list[str]:
-        """Settings that run but contradict each other, worth telling the user about."""
-        notes = []
-        if self.scheduler.max_num_seqs > num_gpu_blocks:
-            notes.append(f"max_num_seqs={self.scheduler.max_num_seqs} exceeds the {num_gpu_blocks} KV blocks: at most "
-                         f"{num_gpu_blocks} sequences can ever run at once")
-        threshold = self.scheduler.long_prefill_token_threshold
-        if threshold and threshold >= self.budget_tokens:
-            notes.append(f"long_prefill_token_threshold={threshold} is not below max_num_batched_tokens="
-                         f"{self.budget_tokens}, so it never caps anything")
-        return notes

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from chunkviz.config import POLICY_NAMES
+from chunkviz.simulator.policies.registry import POLICY_NAMES, policy_entry
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.timeline import composition, lane_segments, next_event_time, step_at_time, union_step_times
 from ui import charts_timeline as charts
@@ -27,8 +27,9 @@ threshold = number(c[3], t("tl.threshold"), 0, 65536, 0, 64, "thr")
 def scenario_for(policy: str):
     from dataclasses import replace
 
-    chunking = policy in ("chunked", "sglang")
-    s = base_scenario().with_policy(policy, int(budget) if chunking else None)
+    base = base_scenario()
+    chunking = policy_entry(policy).chunks(base.scheduler)  # the registry says which policies chunk prompts
+    s = base.with_policy(policy, int(budget) if chunking else None)
     return replace(s, scheduler=replace(s.scheduler, long_prefill_token_threshold=int(threshold)))
 
 

@@ -8,13 +8,15 @@ from chunkviz.request import Request
 
 
 def make_config(policy: str = "chunked", budget: int | None = 512, num_gpu_blocks: int | None = None,
-                max_num_seqs: int = 256, threshold: int = 0, detail: bool = True, block_size: int = 16,
+                max_num_seqs: int | None = None, threshold: int = 0, detail: bool = True, block_size: int = 16,
                 prefix_caching: bool = False, eviction: str = "lru", allocation: str = "incremental",
-                mixed: bool = False, max_num_steps: int = 2_000_000) -> SimConfig:
+                mixed: bool = False, max_num_steps: int = 2_000_000,
+                parallel_sampling: str = "v1-children") -> SimConfig:
     return SimConfig(
         model=get_model("llama-3-8b"), gpu=get_gpu("h100-sxm"),
         scheduler=SchedulerConfig(policy=policy, max_num_batched_tokens=budget, max_num_seqs=max_num_seqs,
-                                  long_prefill_token_threshold=threshold, sglang_enable_mixed_chunk=mixed),
+                                  long_prefill_token_threshold=threshold, sglang_enable_mixed_chunk=mixed,
+                                  parallel_sampling=parallel_sampling),
         cache=CacheConfig(block_size=block_size, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=prefix_caching,
                           eviction=eviction, allocation=allocation),
         record_detail=detail, max_num_steps=max_num_steps)

@@ -15,7 +15,7 @@ INT_HUGE, FLOAT_HUGE = str(10**12), "1e300"
 SIMULATE_FLAGS = {
     "--tensor-parallel": (True, ()),
     "--max-num-batched-tokens": (True, ("HUGE",)),
-    "--max-num-seqs": (True, ("HUGE",)),
+    "--max-num-seqs": (True, ()),  # HUGE exceeds max_num_batched_tokens: vLLM refuses it
     "--long-prefill-token-threshold": (True, ("0", "HUGE")),
     "--num-requests": (True, ()),
     "--prompt-tokens": (True, ()),

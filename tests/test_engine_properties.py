@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkviz.config import POLICY_NAMES
+from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.simulator.engine import simulate
 from chunkviz.errors import SimulationLimitError
 from chunkviz.workloads.presets import PRESETS, make_workload
@@ -20,6 +20,14 @@ request_lists = st.lists(
     st.tuples(st.floats(0, 2.0, allow_nan=False), st.integers(1, 3000), st.integers(1, 40)), min_size=1, max_size=12,
 ).map(lambda xs: make_requests(sorted(xs, key=lambda x: x[0])))
 
+# vLLM refuses a budget below max_model_len without chunked prefill (SchedulerConfig._verify_args): its default.
+NO_CHUNK_VLLM = ("monolithic", "vllm-nochunk")
+
+
+def _budget(policy: str, budget: int) -> int | None:
+    return None if policy in NO_CHUNK_VLLM else budget
+
+
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")
 
@@ -28,7 +36,8 @@ settings.load_profile("ci")
        blocks=st.sampled_from([None, 60, 400]), threshold=st.sampled_from([0, 200]))
 def test_engine_invariants(reqs, policy, budget, blocks, threshold):
     # A small step bound turns any livelock into a fast failure instead of an out-of-memory crash.
-    trace = simulate(make_config(policy, budget, num_gpu_blocks=blocks, threshold=threshold, max_num_steps=20_000),
+    trace = simulate(make_config(policy, _budget(policy, budget), num_gpu_blocks=blocks, threshold=threshold,
+                                 max_num_steps=20_000),
                      reqs)
     for r in trace.requests:
         # Every request either finishes with all its tokens or is rejected with a reason.
@@ -63,8 +72,9 @@ def test_prefill_chunks_add_up_to_the_prompt(reqs, policy):
 @given(reqs=request_lists, policy=st.sampled_from(POLICY_NAMES), blocks=st.sampled_from([None, 80]))
 def test_metrics_only_mode_makes_the_same_decisions(reqs, policy, blocks):
     # The counting KV manager (metrics-only) and the paged BlockManager must schedule identically.
-    detailed = simulate(make_config(policy, 512, num_gpu_blocks=blocks, detail=True, max_num_steps=20_000), reqs)
-    fast = simulate(make_config(policy, 512, num_gpu_blocks=blocks, detail=False), reqs)
+    detailed = simulate(make_config(policy, _budget(policy, 512), num_gpu_blocks=blocks, detail=True,
+                                    max_num_steps=20_000), reqs)
+    fast = simulate(make_config(policy, _budget(policy, 512), num_gpu_blocks=blocks, detail=False), reqs)
     assert fast.steps == ()
     assert fast.step_durations_s == detailed.step_durations_s
     assert [dataclasses.replace(r, token_times_s=None) for r in detailed.requests] == list(fast.requests)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from chunkviz.errors import InputError
 from chunkviz.simulator.engine import simulate
 from tests.helpers import make_config, make_requests
 
@@ -45,8 +48,14 @@ def test_monolithic_prefill_step_runs_no_decodes_and_stalls_them():
     assert trace.budget_tokens == 8192  # vLLM's rule without chunking: max(max_model_len, 2048)
 
 
-def test_monolithic_rejects_prompt_over_budget_with_reason():
-    trace = simulate(make_config("monolithic", 1024), make_requests([(0.0, 2000, 5), (0.0, 100, 5)]))
+def test_monolithic_budget_below_max_model_len_is_refused_as_vllm_does():
+    # vLLM SchedulerConfig._verify_args: without chunked prefill, max_num_batched_tokens < max_model_len is refused.
+    with pytest.raises(InputError, match=r"max_num_batched_tokens \(1024\) is smaller than max_model_len \(8192\)"):
+        simulate(make_config("monolithic", 1024), make_requests([(0.0, 100, 5)]))
+
+
+def test_a_policy_that_does_not_chunk_rejects_prompt_over_budget_with_reason():
+    trace = simulate(make_config("static", 1024), make_requests([(0.0, 2000, 5), (0.0, 100, 5)]))
     assert "max_num_batched_tokens=1024" in trace.requests[0].rejected_reason
     assert trace.requests[1].finish_s is not None
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.simulator.engine import knob_notes, resolve_knobs
 from chunkviz.simulator.trace import Trace
 from ui.i18n import t
 
@@ -27,6 +28,7 @@ def trace_or_error(scenario: Scenario) -> Trace | None:
     except (InputError, ValueError, SimulationLimitError) as exc:
         st.error(t("err.config", error=str(exc)))
         return None
-    for note in scenario.sim_config().warnings(trace.num_gpu_blocks):
+    config = scenario.sim_config()
+    for note in knob_notes(config, resolve_knobs(config, trace.num_gpu_blocks), trace.num_gpu_blocks):
         st.info(t("err.note", note=note))
     return trace

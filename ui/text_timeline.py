@@ -4,11 +4,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "tl.title": ("Monolithic vs chunked prefill", "整体预填充 vs 分块预填充"),
     "tl.lesson": (
         "A kitchen that stops every stove to prep a 100-dish banquet makes every other table wait. Here a long "
-        "prompt arrives while chats are streaming: without chunking its whole prefill is one long step and every "
-        "running chat gets no token (red stalls); with chunked prefill the prompt is cut to fit the token budget "
+        "prompt arrives while chats are streaming: under a prefill-first scheduler (vLLM V0, Orca-style) its whole "
+        "prefill is one long step and every running chat gets no token (red stalls); vLLM V1 without chunking runs "
+        "it in the same step as the decodes (one long step, no token skipped); with chunked prefill the prompt is cut to fit the token budget "
         "and the chats keep flowing. Step through it, or press Play.",
         "厨房若为一桌 100 道菜的宴席让所有灶台停下来备菜，其他桌只能干等。这里，一个长提示词在聊天正在输出时到达："
-        "不分块时，它的整个预填充是一个很长的步骤，所有正在输出的聊天都拿不到 token（红色卡顿）；分块预填充把提示词"
+        "在预填充优先的调度器（vLLM V0，Orca 式）下，它的整个预填充是一个很长的步骤，所有正在输出的聊天都拿不到 token"
+        "（红色卡顿）；vLLM V1 不分块时把它和解码放在同一步（一步很长，但不跳过 token）；分块预填充把提示词"
         "切成适合 token 预算的小块，聊天继续流畅输出。可以逐步查看，或按播放。"),
     "tl.policy_a": ("Left/top engine", "上方引擎"),
     "tl.policy_b": ("Compared engine", "对比引擎"),
@@ -25,10 +27,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "tl.delta_note": ("Deltas compare the second engine with the first; green is better.",
                       "差值是第二个引擎相对第一个；绿色表示更好。"),
     "tl.downloads": ("Downloads", "下载"),
-    "policy.monolithic": ("monolithic (vLLM, no chunking)", "整体预填充（vLLM 不分块）"),
-    "policy.chunked": ("chunked (vLLM v1 / Sarathi)", "分块预填充（vLLM v1 / Sarathi）"),
-    "policy.sglang": ("SGLang (prefill first)", "SGLang（预填充优先）"),
-    "policy.static": ("static batching", "静态批处理"),
     "lbl.steps": ("engine steps", "引擎步骤"),
     "lbl.waiting": ("waiting", "等待"),
     "lbl.prefill": ("prefill", "预填充"),

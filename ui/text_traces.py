@@ -102,7 +102,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.replay_note": ("Same requests on the sidebar's model and GPU ({model} on {gpu}); only the scheduler "
                        "differs.", "同一批请求，使用侧边栏的模型和 GPU（{model}，{gpu}）；只有调度器不同。"),
     "rt.budget": ("max_num_batched_tokens (chunked engine)", "max_num_batched_tokens（分块引擎）"),
-    "rt.eng.monolithic": ("Monolithic prefill (no chunking)", "整体预填充（不分块）"),
+    "rt.eng.monolithic": ("Prefill-first (vLLM V0 / Orca-style)", "预填充优先（vLLM V0 / Orca 式）"),
     "rt.eng.chunked": ("Chunked prefill, budget {budget}", "分块预填充，预算 {budget}"),
     "rt.delta_note": ("Deltas compare chunked with monolithic; green is better.",
                       "差值是分块相对整体预填充；绿色表示更好。"),

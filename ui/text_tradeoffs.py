@@ -42,7 +42,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "在 {load} 负载下，对首字延迟 ≤ {ttft} 毫秒、字间延迟 ≤ {tbt} 毫秒的目标，最好的设置是 **{setting}**："
                 "{pct:.0f}% 的请求两项都达标（有效吞吐 {goodput:.1f} 请求/秒），输出吞吐 {thr:,.0f} token/秒。"),
     "to.setting_budget": ("max_num_batched_tokens = {budget}", "max_num_batched_tokens = {budget}"),
-    "to.setting_mono": ("monolithic prefill (no chunking)", "整体预填充（不分块）"),
+    "to.setting_mono": ("prefill-first, no chunking (vLLM V0)", "预填充优先、不分块（vLLM V0）"),
     "to.none": ("At {load} load, no setting meets TTFT ≤ {ttft} ms and TBT ≤ {tbt} ms: not a single request gets its "
                 "first token and every later token that fast. Loosen the targets or lower the load.",
                 "在 {load} 负载下，没有任何设置能满足首字延迟 ≤ {ttft} 毫秒、字间延迟 ≤ {tbt} 毫秒：没有一个请求的首个 "
@@ -108,7 +108,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "to.col.preemptions": ("preemptions", "抢占次数"),
     "to.col.rejected": ("rejected", "被拒绝"),
     "to.col.steps": ("engine steps", "引擎步数"),
-    "to.lbl.mono": ("monolithic (no chunking)", "整体预填充（不分块）"),
+    "to.lbl.mono": ("prefill-first (vLLM V0)", "预填充优先（vLLM V0）"),
     "to.lbl.mono_short": ("monolithic", "整体预填充"),
     "to.lbl.current": ("current setting", "当前设置"),
     "to.lbl.frontier": ("frontier", "前沿"),

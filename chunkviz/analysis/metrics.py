@@ -60,6 +60,9 @@ class Metrics:
     goodput_requests_per_s: float | None
     prefix_hit_tokens: int
     prefix_hit_rate: float
+    # Lookups at re-admissions after a preemption, apart (vLLM PrefixCacheStats counts them as preempted_*).
+    prefix_hit_tokens_readmitted: int = 0
+    prefix_hit_rate_readmitted: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,8 +91,10 @@ def summarize(trace: Trace, slo_ttft_s: float | None = None, slo_tbt_s: float | 
         attained = len(ok) / len(reqs) if reqs else None
         goodput = len(ok) / makespan if makespan > 0 else None
     hit_tokens = sum(r.prefix_hit_tokens for r in reqs)
-    # vLLM's definition: hit tokens over queried tokens, so re-admissions after preemption count on both sides.
+    # vLLM's definition: hit tokens over queried tokens at first admissions; re-admissions are reported apart.
     query_tokens = sum(r.prefix_query_tokens for r in reqs)
+    re_hit = sum(r.prefix_hit_tokens_readmitted for r in reqs)
+    re_query = sum(r.prefix_query_tokens_readmitted for r in reqs)
     gaps = trace.tbt_gaps_s if priority is None else _gaps_for(trace, priority)
     return Metrics(
         policy=trace.policy, num_requests=len(reqs), num_finished=len(done),
@@ -106,6 +111,7 @@ def summarize(trace: Trace, slo_ttft_s: float | None = None, slo_tbt_s: float | 
         num_preemptions=sum(r.num_preemptions for r in reqs), num_stall_steps=trace.num_stall_steps,
         slo_ttft_s=slo_ttft_s, slo_tbt_s=slo_tbt_s, slo_attainment=attained, goodput_requests_per_s=goodput,
         prefix_hit_tokens=hit_tokens, prefix_hit_rate=hit_tokens / query_tokens if query_tokens else 0.0,
+        prefix_hit_tokens_readmitted=re_hit, prefix_hit_rate_readmitted=re_hit / re_query if re_query else 0.0,
     )
 
 

@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
-from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, POLICY_NAMES, CacheConfig, CostConfig,
-                             SchedulerConfig)
+from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, PARALLEL_SAMPLING_MODES, TRTLLM_CAPACITY_POLICIES,
+                             CacheConfig, CostConfig, SchedulerConfig)
+from chunkviz.analysis.goodput import Slo, goodput
+from chunkviz.simulator.engine import knob_notes, resolve_knobs
+from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.cost.profile import profile_from_json
 from chunkviz.simulator.kv.setup import num_gpu_blocks
 from chunkviz.analysis.metrics import summarize
@@ -43,22 +46,28 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("simulate", help="simulate a serving engine on a workload")
     p.add_argument("--policy", choices=POLICY_NAMES, default=None)
     p.add_argument("--enable-chunked-prefill", type=_bool, default=None,
-                   help="vLLM's switch: true = chunked, false = monolithic (when --policy is not given)")
+                   help="vLLM's switch: true = chunked, false = vllm-nochunk (when --policy is not given)")
     p.add_argument("--model", default="llama-3-8b", help=f"one of {', '.join(MODELS)}")
     p.add_argument("--model-spec", type=Path, help="a Hugging Face config.json instead of --model")
     p.add_argument("--gpu", default="h100-sxm", help=f"one of {', '.join(GPUS)}")
     p.add_argument("--gpu-spec", type=Path, help="a GPU JSON file instead of --gpu")
     p.add_argument("--tensor-parallel", type=int, default=1)
     p.add_argument("--max-num-batched-tokens", type=int, default=None)
-    p.add_argument("--max-num-seqs", type=int, default=256)
+    p.add_argument("--max-num-seqs", type=int, default=None, help="default: the engine's, for the GPU")
     p.add_argument("--long-prefill-token-threshold", type=int, default=0)
     p.add_argument("--sglang-mixed-chunk", action="store_true", help="SGLang --enable-mixed-chunk")
+    p.add_argument("--trtllm-chunked-context", type=_bool, default=False, help="TensorRT-LLM enable_chunked_context")
+    p.add_argument("--trtllm-capacity-policy", choices=TRTLLM_CAPACITY_POLICIES, default="guaranteed-no-evict")
+    p.add_argument("--parallel-sampling", choices=PARALLEL_SAMPLING_MODES, default="v1-children",
+                   help="n > 1: vLLM V1 child requests, or V0 / paper fork with copy-on-write")
     p.add_argument("--step-overhead-ms", type=float, default=2.0)
     p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
     _add_cache_flags(p)
     p.add_argument("--slo-ttft-ms", type=float, default=None)
-    p.add_argument("--slo-tbt-ms", type=float, default=None)
+    p.add_argument("--slo-tbt-ms", type=float, default=None,
+                   help="token pace: mean TPOT for the vLLM-benchmark goodput, every gap for the strict one")
+    p.add_argument("--slo-e2e-ms", type=float, default=None)
     p.add_argument("--trace", type=Path, help="replay a request trace (Azure CSV, Mooncake JSONL or plain CSV)")
     p.add_argument("--trace-format", choices=("azure", "mooncake", "csv"), default=None)
     p.add_argument("--time-window", default=None, help="A:B seconds of the trace to keep")
@@ -102,7 +111,7 @@ def _read_spec(path: Path) -> bytes:
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
     policy = args.policy
     if policy is None:
-        policy = "monolithic" if args.enable_chunked_prefill is False else "chunked"
+        policy = "vllm-nochunk" if args.enable_chunked_prefill is False else "chunked"
     model = model_from_hf_config(_read_spec(args.model_spec)) if args.model_spec else get_model(args.model)
     gpu = gpu_from_json(_read_spec(args.gpu_spec)) if args.gpu_spec else get_gpu(args.gpu)
     workload = WorkloadSpec(
@@ -113,7 +122,10 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     scheduler = SchedulerConfig(policy=policy, max_num_batched_tokens=args.max_num_batched_tokens,
                                 max_num_seqs=args.max_num_seqs,
                                 long_prefill_token_threshold=args.long_prefill_token_threshold,
-                                sglang_enable_mixed_chunk=args.sglang_mixed_chunk)
+                                sglang_enable_mixed_chunk=args.sglang_mixed_chunk,
+                                trtllm_chunked_context=args.trtllm_chunked_context,
+                                trtllm_capacity_policy=args.trtllm_capacity_policy,
+                                parallel_sampling=args.parallel_sampling)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
                         num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=args.enable_prefix_caching,
                         eviction=args.eviction, allocation=args.allocation)
@@ -155,7 +167,9 @@ def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
     slo_tbt = args.slo_tbt_ms / 1e3 if args.slo_tbt_ms is not None else None
     m = summarize(trace, slo_ttft, slo_tbt)
     out = m.to_dict()
-    out.update(budget_tokens=trace.budget_tokens, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
+    slo_e2e = args.slo_e2e_ms / 1e3 if args.slo_e2e_ms is not None else None
+    out.update(goodput(trace, Slo(slo_ttft, slo_tbt, slo_e2e)))
+    out.update(budget_tokens=trace.budget_tokens, max_num_seqs=trace.max_num_seqs, slo_e2e_s=slo_e2e, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
                peak_blocks_used=trace.peak_blocks_used, num_evicted_blocks=trace.num_evicted_blocks,
                blocks_in_use_at_end=trace.blocks_in_use_at_end,
                first_rejection_reason=next((r.rejected_reason for r in trace.requests if r.rejected_reason), None))
@@ -179,9 +193,11 @@ def _check_slo(name: str, value: float | None) -> None:
 def run(args: argparse.Namespace) -> int:
     _check_slo("slo-ttft-ms", args.slo_ttft_ms)
     _check_slo("slo-tbt-ms", args.slo_tbt_ms)
+    _check_slo("slo-e2e-ms", args.slo_e2e_ms)
     scenario = scenario_from_args(args)
     config = scenario.sim_config()
-    for note in config.warnings(num_gpu_blocks(config)):
+    num_blocks = num_gpu_blocks(config)
+    for note in knob_notes(config, resolve_knobs(config, num_blocks), num_blocks):
         sys.stderr.write(f"chunkviz simulate: note: {note}\n")
     trace = run_scenario(scenario)
     out = summary_dict(trace, args)

@@ -47,7 +47,8 @@ def kv_scenario(base: Scenario, preset: str, num_requests: int, cache: CacheConf
     requests = teaching_requests(preset, num_requests, base.workload.qps, base.workload.seed)
     max_len = min(base.model.max_model_len_tokens, TEACHING_MAX_MODEL_LEN_TOKENS)
     # A cache of a few hundred blocks cannot run vLLM's 256 sequences anyway; capping says so instead of a note.
-    max_seqs = min(base.scheduler.max_num_seqs, cache.num_gpu_blocks or base.scheduler.max_num_seqs)
+    limits = [x for x in (base.scheduler.max_num_seqs, cache.num_gpu_blocks) if x is not None]
+    max_seqs = min(limits) if limits else None  # None: the engine's default
     return replace(base, workload_preset=preset, explicit_requests=requests, cache=cache, record_detail=True,
                    model=replace(base.model, max_model_len_tokens=max_len),
                    scheduler=replace(base.scheduler, max_num_seqs=max_seqs))

@@ -49,7 +49,8 @@ class RunState:
     def to_trace(self, records: tuple, end_s: float) -> Trace:
         kv = self.ctx.kv
         return Trace(
-            policy=self.config.scheduler.policy, budget_tokens=self.ctx.budget_tokens,
+            policy=self.config.scheduler.policy, budget_tokens=self.ctx.max_num_batched_tokens,
+            max_num_seqs=self.ctx.knobs.max_num_seqs,
             num_gpu_blocks=kv.num_total_blocks, block_size=kv.block_size,
             steps=records, requests=tuple(self._result(rid) for rid in sorted(self.requests)),
             num_steps=self.num_steps, makespan_s=end_s, busy_s=self.busy_s, tbt_gaps_s=tuple(self.tbt_gaps_s),
@@ -72,7 +73,10 @@ class RunState:
             num_generated_tokens=sum(s.num_output_tokens for s in seqs),
             num_preemptions=sum(s.num_preemptions for s in seqs),
             prefix_hit_tokens=sum(s.prefix_hit_tokens for s in seqs),
-            prefix_query_tokens=sum(s.prefix_query_tokens for s in seqs), max_tbt_s=max((s.max_gap_s for s in seqs if s.max_gap_s is not None), default=None),
+            prefix_query_tokens=sum(s.prefix_query_tokens for s in seqs),
+            prefix_hit_tokens_readmitted=sum(s.prefix_hit_tokens_readmitted for s in seqs),
+            prefix_query_tokens_readmitted=sum(s.prefix_query_tokens_readmitted for s in seqs),
+            max_tbt_s=max((s.max_gap_s for s in seqs if s.max_gap_s is not None), default=None),
             rejected_reason=self.rejected.get(rid),
             token_times_s=times,
         )
@@ -138,10 +142,11 @@ def _sample_token(run: RunState, seq: SeqState, now_s: float) -> None:
         run.tbt_gaps_s.append(gap_s)
         if seq.max_gap_s is None or gap_s > seq.max_gap_s:
             seq.max_gap_s = gap_s
-    elif rid not in run.first_token_s:
-        run.first_token_s[rid] = now_s
-        run.ctx.emit(FirstToken(rid, now_s - seq.request.arrival_s))
-        if seq.request.n_samples > 1 and seq.sample_index == 0:
+    else:
+        if rid not in run.first_token_s:
+            run.first_token_s[rid] = now_s
+            run.ctx.emit(FirstToken(rid, now_s - seq.request.arrival_s))
+        if seq.num_forks_pending:
             for child in _fork(run, seq, now_s):
                 if child.num_output_tokens >= child.request.output_tokens:
                     _finish(run, child, now_s)
@@ -150,8 +155,9 @@ def _sample_token(run: RunState, seq: SeqState, now_s: float) -> None:
 
 
 def _fork(run: RunState, parent: SeqState, now_s: float) -> list[SeqState]:
-    """Parallel sampling: the prompt's KV is shared by n sequences, each with its own first token."""
+    """V0 parallel sampling: the prompt's KV is shared by n sequences, each with its own first token."""
     children = []
+    parent.num_forks_pending = 0
     index = run.ctx.running.index(parent)
     for sample in range(1, parent.request.n_samples):
         child = SeqState(request=parent.request, sample_index=sample, num_output_tokens=1,

@@ -16,11 +16,15 @@ from chunkviz.simulator.events import Arrived, DecodeStalled
 from chunkviz.simulator.kv.setup import make_kv_manager
 from chunkviz.cost.profiled import make_step_coster
 from chunkviz.request import Request
+from chunkviz.simulator.knobs import Knobs
+from chunkviz.simulator.policies.registry import policy_entry
+from chunkviz.simulator.policies.resolve import knob_notes, resolve_knobs
 from chunkviz.simulator.sched_common import SchedContext
-from chunkviz.simulator.scheduler import POLICIES
 from chunkviz.simulator.sequence import SeqState
 from chunkviz.simulator.snapshot import take_snapshot
 from chunkviz.simulator.trace import StepRecord, Trace
+
+__all__ = ["simulate", "resolve_knobs", "knob_notes", "Knobs"]
 
 MAX_NUM_REQUESTS = 200_000
 # Detailed runs keep a snapshot per step; past this many steps they would need gigabytes, so they stop early.
@@ -39,30 +43,24 @@ def _check_requests(requests: Sequence[Request]) -> list[Request]:
 def _rejection_reason(config: SimConfig, run: RunState, request: Request) -> str | None:
     """Why a request can never be served by this engine, or None."""
     total = request.prompt_tokens + request.output_tokens
+    knobs = run.ctx.knobs
     if total > config.model.max_model_len_tokens:
         return (f"prompt + output = {total} tokens exceeds the model's max length "
                 f"{config.model.max_model_len_tokens}")
-    if not config.scheduler.enable_chunked_prefill and request.prompt_tokens > run.ctx.budget_tokens:
-        return (f"prompt of {request.prompt_tokens} tokens exceeds max_num_batched_tokens={run.ctx.budget_tokens} "
-                f"and chunked prefill is off (vLLM rejects it)")
-    if request.n_samples > config.scheduler.max_num_seqs:
-        return f"n={request.n_samples} samples exceed max_num_seqs={config.scheduler.max_num_seqs}"
+    if not knobs.chunks_prompts and request.prompt_tokens > knobs.max_num_batched_tokens:
+        return (f"prompt of {request.prompt_tokens} tokens exceeds max_num_batched_tokens="
+                f"{knobs.max_num_batched_tokens} and policy {config.scheduler.policy} does not chunk prompts "
+                f"(the engine rejects it)")
+    forks = config.scheduler.parallel_sampling == "v0-fork-cow"
+    if forks and request.n_samples > knobs.max_num_seqs:
+        return f"n={request.n_samples} samples exceed max_num_seqs={knobs.max_num_seqs}"
     kv = run.ctx.kv
-    # Alone, the request holds its prompt once plus each sample's generated tail (prompt shared after the fork).
-    prompt_blocks = kv.blocks_for(request.prompt_tokens)
-    need = kv.blocks_for(total - 1) + (request.n_samples - 1) * (kv.blocks_for(total - 1) - prompt_blocks + 1)
+    need = kv.blocks_for(total - 1)
+    if forks:  # alone, the request holds its prompt once plus each sample's generated tail
+        need += (request.n_samples - 1) * (kv.blocks_for(total - 1) - kv.blocks_for(request.prompt_tokens) + 1)
     if need > kv.num_total_blocks:
         return f"needs {need} KV blocks even alone, but the cache holds {kv.num_total_blocks}"
     return None
-
-
-def _reserves_prompt(config: SimConfig) -> bool:
-    """Whether admission takes blocks for the whole prompt at once.
-
-    SGLang's PrefillAdder admits a request only when its whole input fits in the KV pool (costmodel.md §2.4);
-    without that, a chunked prompt that outgrows memory preempts itself while decodes wait, for ever.
-    """
-    return config.cache.allocation == "reserve" or config.scheduler.policy == "sglang"
 
 
 def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
@@ -71,11 +69,13 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     events: list[object] = []
     emit = events.append if config.record_detail else (lambda event: None)
     kv = make_kv_manager(config, list(pending), emit)
+    entry = policy_entry(config.scheduler.policy)
     ctx = SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler,
-                       budget_tokens=config.budget_tokens, reserve_prompt=_reserves_prompt(config),
-                       emit=emit, admit_counter=[0])
+                       knobs=resolve_knobs(config, kv.num_total_blocks), emit=emit, victim=entry.victim,
+                       forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
+                       and any(r.n_samples > 1 for r in pending))
     run = RunState(config=config, ctx=ctx)
-    policy = POLICIES[config.scheduler.policy]
+    policy = entry.schedule
     cost_of = make_step_coster(config)
     records: list[StepRecord] = []
     now_s, num_idle_plans = 0.0, 0
@@ -143,6 +143,16 @@ def _arrive(config: SimConfig, run: RunState, request: Request, emit, now_s: flo
     if reason is not None:
         reject(run, request, reason, now_s)
         return
-    seq = SeqState(request=request, token_times_s=[] if config.record_detail else None)
-    run.seqs[request.request_id] = [seq]
-    run.ctx.waiting.append(seq)
+    run.seqs[request.request_id] = seqs = _sequences(config, request)
+    run.ctx.waiting.extend(seqs)
+
+
+def _sequences(config: SimConfig, request: Request) -> list[SeqState]:
+    """vLLM V1 parallel sampling (ParentRequest / v1 engine processor): n child requests that each run on their
+    own and share full prompt blocks only through the prefix cache; V0 (and the PagedAttention paper): one
+    sequence that forks n - 1 samples after the prompt and shares every block with copy-on-write."""
+    detail = config.record_detail
+    n = request.n_samples
+    if n > 1 and config.scheduler.parallel_sampling == "v1-children":
+        return [SeqState(request=request, sample_index=i, token_times_s=[] if detail else None) for i in range(n)]
+    return [SeqState(request=request, token_times_s=[] if detail else None, num_forks_pending=n - 1)]

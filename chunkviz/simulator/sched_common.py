@@ -1,6 +1,7 @@
 """Policy-free scheduling mechanics shared by every policy: allocation, preemption by recompute, admission.
 
-Invariant: a sequence is in exactly one of waiting or running; a step's planned tokens never exceed the budget.
+Invariant: a sequence is in exactly one of waiting or running; a step's planned tokens never exceed the resolved
+max_num_batched_tokens; running sequences plus the samples they will fork never exceed max_num_seqs.
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ from typing import Callable
 
 from chunkviz.config import SchedulerConfig
 from chunkviz.simulator.events import Admitted, Preempted
+from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.kv.manager import KvManager
 from chunkviz.simulator.sequence import SeqState
+
+VictimRule = Callable[[list[SeqState]], SeqState]
+AdmitCheck = Callable[["SchedContext", SeqState, int], bool]  # (ctx, seq, prefix-hit tokens) -> may it start?
 
 
 @dataclass(slots=True)
@@ -26,6 +31,11 @@ class Plan:
         return sum(n for _, n in self.items)
 
 
+def newest_victim(running: list[SeqState]) -> SeqState:
+    """vLLM V1 Scheduler.schedule preempts `self.running.pop()`: the most recently admitted runs last."""
+    return running[-1]
+
+
 @dataclass(slots=True)
 class SchedContext:
     """What a policy may look at and change in one call."""
@@ -34,32 +44,43 @@ class SchedContext:
     waiting: deque[SeqState]
     kv: KvManager
     scheduler: SchedulerConfig
-    budget_tokens: int
-    reserve_prompt: bool
+    knobs: Knobs  # the resolved max_num_batched_tokens, max_num_seqs, threshold and traits of this run
     emit: Callable[[object], None]
-    admit_counter: list[int]  # one-element box so admission order survives across steps
+    victim: VictimRule = newest_victim
+    admit_counter: list[int] = field(default_factory=lambda: [0])  # a box: admission order survives across steps
+    policy_state: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's new_token_ratio
+    forks_possible: bool = False  # some request forks samples after its prompt (V0-style parallel sampling)
+
+    @property
+    def max_num_batched_tokens(self) -> int:
+        return self.knobs.max_num_batched_tokens
 
 
 def cap_chunk(ctx: SchedContext, want_tokens: int) -> int:
-    """vLLM's long_prefill_token_threshold: no prompt takes more than this many tokens of one step."""
-    threshold = ctx.scheduler.long_prefill_token_threshold
+    """vLLM's long_prefill_token_threshold: no prompt takes more than this many tokens of one step (0 = off; the
+    resolved value is 0 for policies that do not chunk prompts)."""
+    threshold = ctx.knobs.long_prefill_token_threshold
     return min(want_tokens, threshold) if threshold > 0 else want_tokens
 
 
 def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: list[int] = ()) -> bool:
     target = seq.num_computed_tokens + num_new_tokens
-    if ctx.reserve_prompt and not seq.is_decode_ready:
-        # v0 / Sarathi: a prompt's blocks (and a recompute's) are all reserved when it is first scheduled.
+    if ctx.knobs.reserve_prompt and not seq.is_decode_ready:
+        # v0 / Sarathi / SGLang: a prompt's blocks (and a recompute's) are all reserved when it is first scheduled.
         target = max(target, seq.num_tokens)
-    ok = ctx.kv.allocate(seq.key, seq.num_computed_tokens, target, hit_ids)
+    kv = ctx.kv
+    ok = kv.allocate(seq.key, seq.num_computed_tokens, target, hit_ids)
     if ok:  # whole blocks: the capacity reaches the end of the last block allocated
-        block_size = ctx.kv.block_size
+        block_size = kv.block_size
         seq.kv_capacity_tokens = max(seq.kv_capacity_tokens, -(-target // block_size) * block_size)
+        if kv.enable_prefix_caching:  # vLLM V1 allocate_slots -> cache_blocks: keys exist from scheduling on
+            kv.cache_blocks(seq.key, seq.content, seq.num_computed_tokens + num_new_tokens)
     return ok
 
 
 def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
-    """Recompute preemption (vLLM v1): free the KV, forget progress, go back to the head of the queue."""
+    """Recompute preemption: free the KV, forget progress, go back to the head of the queue (vLLM V1
+    Scheduler._preempt_request prepends to waiting)."""
     ctx.running.remove(victim)
     # A victim planned earlier in this step (possible in SGLang's mixed batches) loses those tokens too.
     plan.items[:] = [(s, n) for s, n in plan.items if s is not victim]
@@ -73,65 +94,114 @@ def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
 
 
 def allocate_or_preempt(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_tokens: int) -> bool:
-    """Allocate for a running sequence, preempting the most recently admitted until it fits; False if seq itself went."""
+    """Allocate for a running sequence, preempting the policy's victim until it fits; False if seq itself went."""
     while not allocate(ctx, seq, num_new_tokens):  # bounded: each pass removes one running sequence
-        victim = ctx.running[-1]
+        victim = ctx.victim(ctx.running)
         preempt(ctx, plan, victim)
         if victim is seq:
             return False
     return True
 
 
-def schedule_running(ctx: SchedContext, plan: Plan, budget: int) -> int:
-    """Give running sequences their tokens in list order (decodes cost 1); returns the budget left."""
-    index, running, items = 0, ctx.running, plan.items
+def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
+                     seqs: list[SeqState] | None = None, chunk_unit_tokens: int = 1) -> int:
+    """Give running sequences (or `seqs`, a sublist) their tokens in list order (decodes cost 1); a partial
+    prefill chunk is cut to a multiple of chunk_unit_tokens; returns the step's tokens left."""
+    index, running, items = 0, ctx.running if seqs is None else seqs, plan.items
     # cap_chunk's rule, inlined: this loop runs once per running sequence per step in 20k-request runs.
-    threshold = ctx.scheduler.long_prefill_token_threshold or budget
+    threshold = ctx.knobs.long_prefill_token_threshold or tokens_left
     # Metrics-only runs count blocks without identities: a sequence whose blocks already cover this step's tokens
     # needs no allocation call at all (the common decode), which keeps 20k-request runs fast. Paged runs always
     # call allocate, which may have to copy a shared block first.
     fast = hasattr(ctx.kv, "num_seq_blocks")
-    while index < len(running) and budget > 0:  # bounded: index grows or the list shrinks
+    while index < len(running) and tokens_left > 0:  # bounded: index grows or the list shrinks
         seq = running[index]
-        want = min(seq.num_tokens - seq.num_computed_tokens, threshold, budget)
+        if seqs is not None and seq not in ctx.running:  # preempted earlier in this loop (only possible when iterating a sublist)
+            index += 1
+            continue
+        remaining = seq.num_tokens - seq.num_computed_tokens
+        want = min(remaining, threshold, tokens_left)
+        if chunk_unit_tokens > 1 and want < remaining:
+            want -= want % chunk_unit_tokens
+            if want == 0:
+                index += 1
+                continue
         covered = fast and seq.num_computed_tokens + want <= seq.kv_capacity_tokens
         if not covered and not allocate_or_preempt(ctx, plan, seq, want):
-            break
+            if seqs is None:
+                break
+            continue
         items.append((seq, want))
-        budget -= want
+        tokens_left -= want
         index += 1
-    return budget
+    return tokens_left
 
 
-def admit_waiting(ctx: SchedContext, plan: Plan, budget: int, allow_chunk: bool) -> int:
-    """Admit waiting sequences FCFS; the last may be chunked to fill the budget when allow_chunk; returns budget left."""
-    while ctx.waiting and budget > 0:
-        seq = ctx.waiting[0]
-        if len(ctx.running) + seq.seats_needed > ctx.scheduler.max_num_seqs:
-            break
-        # The hit is capped at num_tokens - 1 so the last prompt token is computed and yields logits (vLLM, SGLang).
-        hit_ids = ctx.kv.find_prefix_hit(seq.content, seq.num_tokens - 1)
-        hit_tokens = len(hit_ids) * ctx.kv.block_size
-        want = cap_chunk(ctx, seq.num_tokens - hit_tokens)
-        if want > budget and not allow_chunk:
-            if not plan.items and want > ctx.budget_tokens:
-                ctx.waiting.popleft()
-                plan.rejected.append((seq, f"needs {want} tokens in one step but max_num_batched_tokens is "
-                                           f"{ctx.budget_tokens} and chunked prefill is off"))
-                continue
-            break  # head-of-line blocking, as vLLM without chunking
-        want = min(want, budget)
-        seq.num_computed_tokens = hit_tokens
-        if not allocate(ctx, seq, want, hit_ids):
-            seq.num_computed_tokens = 0
-            break  # waiting requests never preempt running ones
-        ctx.waiting.popleft()
-        ctx.running.append(seq)
-        ctx.admit_counter[0] += 1
-        seq.admit_seq_no = ctx.admit_counter[0]
+def seats_taken(ctx: SchedContext) -> int:
+    """Running sequences plus the samples a running V0-style parent will still fork (vLLM V0 counts a group's
+    get_max_num_running_seqs() against max_num_seqs at admission)."""
+    if not ctx.forks_possible:  # the common case costs nothing per step
+        return len(ctx.running)
+    return len(ctx.running) + sum(s.num_forks_pending for s in ctx.running)
+
+
+def admit_one(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_tokens: int, hit_ids: list[int]) -> bool:
+    """Move the head of the queue to running with `num_new_tokens` scheduled; False (nothing changed) if its
+    blocks do not fit. Waiting requests never preempt running ones."""
+    hit_tokens = len(hit_ids) * ctx.kv.block_size
+    seq.num_computed_tokens = hit_tokens
+    if not allocate(ctx, seq, num_new_tokens, hit_ids):
+        seq.num_computed_tokens = 0
+        return False
+    ctx.waiting.popleft()
+    ctx.running.append(seq)
+    ctx.admit_counter[0] += 1
+    seq.admit_seq_no = ctx.admit_counter[0]
+    if seq.num_preemptions:  # vLLM counts preempted re-admissions apart (PrefixCacheStats.preempted_*)
+        seq.prefix_hit_tokens_readmitted += hit_tokens
+        seq.prefix_query_tokens_readmitted += seq.num_tokens
+    else:
         seq.prefix_hit_tokens += hit_tokens
         seq.prefix_query_tokens += seq.num_tokens
-        ctx.emit(Admitted(seq.request.request_id, seq.sample_index, hit_tokens))
-        plan.items.append((seq, want))
-        budget -= want
-    return budget
+    ctx.emit(Admitted(seq.request.request_id, seq.sample_index, hit_tokens))
+    plan.items.append((seq, num_new_tokens))
+    return True
+
+
+def prefix_hit(ctx: SchedContext, seq: SeqState) -> list[int]:
+    """Cached blocks for the head of the queue; the hit is capped at num_tokens - 1 so the last prompt token is
+    computed and yields logits (vLLM KVCacheManager.get_computed_blocks, SGLang match_prefix)."""
+    return ctx.kv.find_prefix_hit(seq.content, seq.num_tokens - 1)
+
+
+def admit_waiting(ctx: SchedContext, plan: Plan, tokens_left: int, allow_chunk: bool,
+                  can_admit: AdmitCheck | None = None, chunk_unit_tokens: int = 1) -> int:
+    """Admit waiting sequences FCFS; the last may be chunked (to a multiple of chunk_unit_tokens) to fill the
+    step when allow_chunk; returns the step's tokens left."""
+    seats = seats_taken(ctx)
+    while ctx.waiting and tokens_left > 0:
+        seq = ctx.waiting[0]
+        if seats + seq.seats_needed > ctx.knobs.max_num_seqs:
+            break
+        hit_ids = prefix_hit(ctx, seq)
+        hit_tokens = len(hit_ids) * ctx.kv.block_size
+        want = cap_chunk(ctx, seq.num_tokens - hit_tokens)
+        if want > tokens_left and not allow_chunk:
+            if not plan.items and want > ctx.max_num_batched_tokens:
+                ctx.waiting.popleft()
+                plan.rejected.append((seq, f"needs {want} tokens in one step but max_num_batched_tokens is "
+                                           f"{ctx.max_num_batched_tokens} and the policy does not chunk prompts"))
+                continue
+            break  # head-of-line blocking (vLLM V1: "If chunked_prefill is disabled, we can stop the scheduling")
+        if can_admit is not None and not can_admit(ctx, seq, hit_tokens):
+            break
+        if want > tokens_left:
+            want = tokens_left - tokens_left % chunk_unit_tokens
+            if want <= 0:
+                break
+        seats_before = seq.seats_needed
+        if not admit_one(ctx, plan, seq, want, hit_ids):
+            break
+        seats += seats_before
+        tokens_left -= want
+    return tokens_left

@@ -21,7 +21,10 @@ class SeqState:
     admit_seq_no: int = 0
     num_preemptions: int = 0
     prefix_hit_tokens: int = 0
-    prefix_query_tokens: int = 0  # tokens looked up in the prefix cache, summed over admissions
+    prefix_query_tokens: int = 0  # tokens looked up in the prefix cache at its first admission
+    prefix_hit_tokens_readmitted: int = 0  # the same at admissions after a preemption, counted apart (as vLLM)
+    prefix_query_tokens_readmitted: int = 0
+    num_forks_pending: int = 0  # V0-style parallel sampling: samples this sequence forks after its prompt
     max_gap_s: float | None = None  # longest gap between two of this sequence's output tokens
     kv_capacity_tokens: int = 0  # tokens its blocks can hold (kept by sched_common for the fast decode path)
     first_scheduled_s: float | None = None
@@ -45,10 +48,8 @@ class SeqState:
 
     @property
     def seats_needed(self) -> int:
-        """Running slots this sequence will occupy once admitted: a fresh request with n samples forks into n."""
-        if self.sample_index == 0 and self.num_output_tokens == 0:
-            return self.request.n_samples
-        return 1
+        """Running slots this sequence will occupy once admitted: a V0-style parent forks into n."""
+        return 1 + self.num_forks_pending
 
     def content(self, start: int, end: int) -> Content:
         """Token ids of [start, end) as (segment key, from, to) runs; generated tokens form a per-sample segment."""

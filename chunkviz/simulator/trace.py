@@ -78,6 +78,9 @@ class RequestResult:
     max_tbt_s: float | None  # longest gap between two output tokens of any of its samples
     rejected_reason: str | None
     token_times_s: tuple[tuple[float, ...], ...] | None  # per sample, only in detailed runs
+    # Prefix-cache lookups at re-admissions after a preemption, kept apart from the first admission's (as vLLM).
+    prefix_hit_tokens_readmitted: int = 0
+    prefix_query_tokens_readmitted: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,7 @@ class Trace:
     blocks_in_use_at_end: int
     num_evicted_blocks: int
     num_stall_steps: int
+    max_num_seqs: int = 0  # the resolved limit (0 in traces written before it was recorded)
 
     def to_json(self) -> str:
         return json.dumps(_to_plain(self), sort_keys=True, separators=(",", ":"))

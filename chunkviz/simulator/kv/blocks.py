@@ -1,7 +1,9 @@
 """Paged KV cache: block tables, ref counts, a free queue, chained prefix keys and copy-on-write.
 
 Invariants: free + used == total; a block is in the free queue iff its ref count is 0; a block's ref count equals
-the number of block tables holding it; every key in the prefix index names a block whose content produced it.
+the number of block tables holding it; every key in the prefix index names blocks whose content produced it (two
+blocks may hold the same key: vLLM V1 keeps a block computed twice cached under the same hash, BlockPool
+`cached_block_hash_to_block` maps a hash to several blocks).
 """
 
 from __future__ import annotations
@@ -49,12 +51,17 @@ class BlockManager:
             self.free_queue.push(block.block_id, False, 0, 0)
         self.tables: dict[SeqKey, list[int]] = {}
         self.seq_chain_keys: dict[SeqKey, list[str]] = {}  # content keys of a sequence's full, computed blocks
-        self.key_to_block: dict[str, int] = {}
+        self.key_to_blocks: dict[str, dict[int, None]] = {}  # key -> every cached block holding it, oldest first
         self.touched_block_ids: dict[int, None] = {}  # insertion-ordered: blocks ever handed out, for snapshots
         self.num_evicted_blocks = 0
         self.tracks_content = True
         self._cache_seq_no = 0
         self._emit: Emit = emit or (lambda event: None)
+
+    @property
+    def key_to_block(self) -> dict[str, int]:
+        """The first cached block of every key (what a prefix lookup returns)."""
+        return {key: next(iter(holders)) for key, holders in self.key_to_blocks.items()}
 
     # --- queries -------------------------------------------------------------------------------------------------
     def num_free_blocks(self) -> int:
@@ -78,10 +85,10 @@ class BlockManager:
         bs = self.block_size
         for i in range(max(0, max_hit_tokens) // bs):
             parent = chain_key(parent, content_fn(i * bs, (i + 1) * bs))
-            block_id = self.key_to_block.get(parent)
-            if block_id is None:
+            holders = self.key_to_blocks.get(parent)
+            if not holders:
                 break
-            hits.append(block_id)
+            hits.append(next(iter(holders)))
         return hits
 
     # --- allocation ----------------------------------------------------------------------------------------------
@@ -124,7 +131,10 @@ class BlockManager:
         if block.key is not None:
             # Lazy eviction, as in vLLM: a cached block dies only when its slot is reused.
             self._emit(Evicted(block.block_id, block.key))
-            del self.key_to_block[block.key]
+            holders = self.key_to_blocks[block.key]
+            del holders[block.block_id]
+            if not holders:
+                del self.key_to_blocks[block.key]
             self.num_evicted_blocks += 1
         block.key, block.content, block.num_filled_tokens, block.num_hits = None, None, 0, 0
         block.ref_count = 1
@@ -160,23 +170,32 @@ class BlockManager:
             self._emit(Freed(seq[0], seq[1], tuple(table)))
         return len(table)
 
-    # --- after a step --------------------------------------------------------------------------------------------
-    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
-        """Record that tokens [old, new) now hold KV; cache blocks that became full."""
-        table, bs = self.tables[seq], self.block_size
-        for index in range(old_tokens // bs, self.blocks_for(new_tokens)):
-            block = self.blocks[table[index]]
-            block.num_filled_tokens = max(block.num_filled_tokens, min(bs, new_tokens - index * bs))
+    # --- caching and filling ------------------------------------------------------------------------------------------
+    def cache_blocks(self, seq: SeqKey, content_fn: ContentFn, num_tokens: int) -> None:
+        """Register the prefix keys of the sequence's blocks that are full once its first `num_tokens` tokens are in.
+
+        vLLM V1 does this at scheduling time (KVCacheManager.allocate_slots -> cache_blocks, with the tokens to be
+        computed in this step), so a request admitted later in the same step already hits those blocks.
+        """
         if not self.enable_prefix_caching:
             return
+        table, bs = self.tables[seq], self.block_size
         keys = self.seq_chain_keys.setdefault(seq, [])
-        for index in range(len(keys), new_tokens // bs):
+        for index in range(len(keys), min(num_tokens // bs, len(table))):
             content = content_fn(index * bs, (index + 1) * bs)
             key = chain_key(keys[-1] if keys else "", content)
             keys.append(key)
             block = self.blocks[table[index]]
-            if block.key is None and key not in self.key_to_block:
-                # vLLM does not de-duplicate: an identical block computed twice stays uncached the second time.
+            if block.key is None:
+                # A second block with the same content stays cached too (no de-duplication, as in vLLM V1).
                 self._cache_seq_no += 1
                 block.key, block.content, block.cached_seq_no = key, content, self._cache_seq_no
-                self.key_to_block[key] = block.block_id
+                self.key_to_blocks.setdefault(key, {})[block.block_id] = None
+
+    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
+        """Record that tokens [old, new) now hold KV (and cache any full block not cached when it was scheduled)."""
+        table, bs = self.tables[seq], self.block_size
+        for index in range(old_tokens // bs, self.blocks_for(new_tokens)):
+            block = self.blocks[table[index]]
+            block.num_filled_tokens = max(block.num_filled_tokens, min(bs, new_tokens - index * bs))
+        self.cache_blocks(seq, content_fn, new_tokens)

@@ -54,5 +54,8 @@ class CountingKvManager:
         self._num_free += num
         return num
 
+    def cache_blocks(self, seq: SeqKey, content_fn: ContentFn, num_tokens: int) -> None:
+        return None
+
     def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
         return None

@@ -1,0 +1,64 @@
+"""resolve_knobs: the one place where a run's None knobs get the engine's defaults and where configurations the
+engine refuses are refused with its reason.
+
+Invariant: the Knobs it returns satisfy every check the engine makes at start-up (vLLM SchedulerConfig
+_verify_args); refusals raise InputError naming the setting, the limit and the engine's reason.
+"""
+
+from __future__ import annotations
+
+from chunkviz.config import SimConfig
+from chunkviz.errors import InputError
+from chunkviz.simulator.knobs import Knobs
+from chunkviz.simulator.policies.defaults import DefaultsQuery
+from chunkviz.simulator.policies.registry import policy_entry
+
+VLLM_NO_CHUNK_POLICIES = ("monolithic", "vllm-nochunk")
+
+
+def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
+    try:
+        entry = policy_entry(config.scheduler.policy)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    s = config.scheduler
+    chunks = entry.chunks(s)
+    query = DefaultsQuery(config.gpu, config.model, chunks, num_gpu_blocks * config.cache.block_size,
+                          s.max_num_batched_tokens, s.max_num_seqs)
+    tokens, seqs = entry.defaults(query)
+    _refuse(config, tokens, seqs)
+    # The threshold caps a prompt's tokens per step, which is chunking: it applies only where the policy chunks
+    # (a prefill-first or no-chunk step never splits a prompt, whatever this knob says; see knob_notes).
+    threshold = s.long_prefill_token_threshold if chunks else 0
+    reserve = entry.reserves(s) or config.cache.allocation == "reserve"
+    return Knobs(tokens, seqs, threshold, chunks, reserve)
+
+
+def _refuse(config: SimConfig, tokens: int, seqs: int) -> None:
+    """vLLM SchedulerConfig._verify_args, for the vLLM policies."""
+    if config.scheduler.policy not in VLLM_NO_CHUNK_POLICIES + ("chunked",):
+        return
+    max_len = config.model.max_model_len_tokens
+    if config.scheduler.policy in VLLM_NO_CHUNK_POLICIES and tokens < max_len:
+        raise InputError(f"max_num_batched_tokens ({tokens}) is smaller than max_model_len ({max_len}): vLLM refuses "
+                         f"this without chunked prefill, since it would reject longer sequences; raise "
+                         f"max_num_batched_tokens or use a chunking policy")
+    if tokens < seqs:
+        raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({seqs}) "
+                         f"(vLLM refuses it)")
+
+
+def knob_notes(config: SimConfig, knobs: Knobs, num_gpu_blocks: int) -> list[str]:
+    """Settings that run but contradict each other, worth telling the user about."""
+    notes = []
+    if knobs.max_num_seqs > num_gpu_blocks:
+        notes.append(f"max_num_seqs={knobs.max_num_seqs} exceeds the {num_gpu_blocks} KV blocks: at most "
+                     f"{num_gpu_blocks} sequences can ever run at once")
+    threshold = config.scheduler.long_prefill_token_threshold
+    if threshold and not knobs.chunks_prompts:
+        notes.append(f"long_prefill_token_threshold={threshold} is ignored: policy {config.scheduler.policy} does not "
+                     f"chunk prompts")
+    elif threshold and threshold >= knobs.max_num_batched_tokens:
+        notes.append(f"long_prefill_token_threshold={threshold} is not below max_num_batched_tokens="
+                     f"{knobs.max_num_batched_tokens}, so it never caps anything")
+    return notes

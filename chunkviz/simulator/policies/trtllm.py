@@ -1,0 +1,39 @@
+"""TensorRT-LLM's in-flight batching (cpp/tensorrt_llm/batch_manager: CapacityScheduler, MicroBatchScheduler).
+
+Invariants: requests in progress are scheduled before new ones; a step holds at most max_num_tokens tokens and
+max_batch_size requests; without chunked context a prompt runs whole in one step or waits; under
+guaranteed-no-evict a request starts only if the free blocks cover every running request's blocks to completion
+plus its own (so nothing is ever paused), under max-utilization it starts when its next step fits and the newest
+started request is paused (recomputed later) when memory runs out.
+"""
+
+from __future__ import annotations
+
+from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
+from chunkviz.simulator.sequence import SeqState
+
+
+def _blocks_to_completion(ctx: SchedContext, seq: SeqState) -> int:
+    """GuaranteedNoEvictScheduler: blocks a request still needs for prompt + max_new_tokens."""
+    kv = ctx.kv
+    return max(0, kv.blocks_for(seq.request.prompt_tokens + seq.request.output_tokens) - kv.num_table_blocks(seq.key))
+
+
+def fits_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
+    """GUARANTEED_NO_EVICT: admit only what fits after every running request's remaining blocks are set aside."""
+    reserved = sum(_blocks_to_completion(ctx, s) for s in ctx.running)
+    own = ctx.kv.blocks_for(seq.request.prompt_tokens + seq.request.output_tokens) - hit_tokens // ctx.kv.block_size
+    return own <= ctx.kv.num_free_blocks() - reserved
+
+
+def schedule_trtllm(ctx: SchedContext) -> Plan:
+    plan = Plan()
+    # Chunked context splits a prompt into chunks of whole KV blocks (chunk unit = tokens_per_block), but the last.
+    unit = ctx.kv.block_size
+    tokens_left = schedule_running(ctx, plan, ctx.max_num_batched_tokens, chunk_unit_tokens=unit)
+    if plan.preempted:  # max-utilization paused a request: nothing new starts in that step
+        return plan
+    guaranteed = ctx.scheduler.trtllm_capacity_policy == "guaranteed-no-evict"
+    admit_waiting(ctx, plan, tokens_left, allow_chunk=ctx.knobs.chunks_prompts,
+                  can_admit=fits_to_completion if guaranteed else None, chunk_unit_tokens=unit)
+    return plan
