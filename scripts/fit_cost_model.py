@@ -104,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     lines = report_fit(a, c)
     print("\n".join(lines))
     if not args.quick:
-        print("\n".join(leave_one_out(a, "model_id") + leave_one_out(a, "tensor_parallel")))
+        held_out = leave_one_out(a, "model_id") + leave_one_out(a, "tensor_parallel")
+        print("\n".join(held_out))
+        lines += held_out
     if args.write:
         FITTED_PATH.write_text(fitted_source(c, lines))
         print(f"wrote {FITTED_PATH.relative_to(ROOT)}")

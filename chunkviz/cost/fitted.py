@@ -23,31 +23,43 @@ previous tokens-only roofline):
 #   model llama-3-8b     after n= 1532  median   3.6%  p90   7.6%  worst  22.8%  signed median  -2.5%
 #   model phi-2          after n=  255  median   3.6%  p90   9.0%  worst  31.6%  signed median  -1.1%
 #   model qwen-72b       after n= 1020  median   2.5%  p90   8.5%  worst  27.4%  signed median  -0.4%
+#   LOO model_id=codellama-34b  n= 1020  median   2.6%  p90   8.3%  worst  21.3%  signed median  +0.3%
+#   LOO model_id=internlm-20b   n= 1020  median   3.5%  p90  10.5%  worst  23.0%  signed median  +2.5%
+#   LOO model_id=llama-2-70b    n= 1020  median   2.7%  p90   8.2%  worst  19.2%  signed median  -0.2%
+#   LOO model_id=llama-2-7b     n= 1020  median   3.8%  p90  10.0%  worst  23.6%  signed median  -0.0%
+#   LOO model_id=llama-3-70b    n= 1532  median   1.9%  p90   7.4%  worst  19.0%  signed median  -1.3%
+#   LOO model_id=llama-3-8b     n= 1532  median   4.2%  p90   7.8%  worst  22.8%  signed median  -3.3%
+#   LOO model_id=qwen-72b       n= 1020  median   2.5%  p90   8.6%  worst  29.3%  signed median  -0.4%
+#   LOO model_id pooled        n= 8164  median   3.0%  p90   8.6%  worst  29.3%  signed median  -0.6%
+#   LOO tensor_parallel=1              n= 2041  median   2.6%  p90   7.8%  worst  28.3%  signed median  -1.6%
+#   LOO tensor_parallel=2              n= 2041  median   3.1%  p90   8.4%  worst  22.4%  signed median  -1.0%
+#   LOO tensor_parallel=4              n= 2041  median   3.1%  p90   9.1%  worst  23.3%  signed median  +0.4%
+#   LOO tensor_parallel=8              n= 2041  median   2.8%  p90   8.7%  worst  20.1%  signed median  +0.2%
+#   LOO tensor_parallel pooled        n= 8164  median   2.9%  p90   8.6%  worst  28.3%  signed median  -0.6%
 """
 
 from chunkviz.cost.kernels import DenseConstants
 
 A100_DENSE = DenseConstants(
-    qkv_eff=0.7355951697065326,
-    o_eff=0.7006055339290762,
-    up_eff=0.7609010993865156,
-    down_eff=0.7496429185115857,
-    m_half_tokens=60.617299982029806,
-    n_half=0.0,
-    k_half=28.793187979707316,
-    gemm_mbu=0.8501874081761952,
-    blend=3.3568406066431025,
-    qkv_fixed_s=8.032724303085606e-06,
-    o_fixed_s=5.1485215852505004e-06,
-    up_fixed_s=8.30584510830553e-06,
-    down_fixed_s=5.930897333698378e-06,
-    norm_bw=0.3737922149163236,
-    norm_fixed_s=4.791044901259529e-06,
-    rope_bw=0.41263761901597645,
-    rope_fixed_s=3.253441867221953e-06,
-    act_bw=0.4809149201402547,
-    act_fixed_s=3.360484325344875e-06,
-    add_bw=0.9134455561231581,
-    add_fixed_s=2.2769764932969627e-06,
-    elementwise_blend=2.378362432798691,
+    qkv_eff=0.7355951698766822,
+    o_eff=0.7006055342845479,
+    up_eff=0.7609010995343737,
+    down_eff=0.7496429186584675,
+    m_half_tokens=60.61730005215174,
+    k_half=28.793188872011164,
+    gemm_mbu=0.8501874079986859,
+    blend=3.3568406107385185,
+    qkv_fixed_s=8.032724300625175e-06,
+    o_fixed_s=5.1485215782320574e-06,
+    up_fixed_s=8.305845097572892e-06,
+    down_fixed_s=5.930897326209791e-06,
+    norm_bw=0.3737922167127753,
+    norm_fixed_s=4.791044903100875e-06,
+    rope_bw=0.41263762194978587,
+    rope_fixed_s=3.2534418131447054e-06,
+    act_bw=0.4809149210294024,
+    act_fixed_s=3.3604841961445742e-06,
+    add_bw=0.9134455600158092,
+    add_fixed_s=2.2769765403436455e-06,
+    elementwise_blend=2.378361992721496,
 )

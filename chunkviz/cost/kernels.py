@@ -6,9 +6,11 @@ after another), the same nine kernels that vidur profiles (`vidur/profiling/mlp/
 
 A GEMM of M tokens × K inputs × N outputs (N or K divided by tensor parallelism, Megatron-style: QKV and MLP-up
 split their outputs, O and MLP-down their inputs) costs soft-max(compute, memory) + fixed, where
-  compute = 2·M·K·N / (peak · eff),   eff = eff_kernel · M/(M + m½) · N/(N + n½) · K/(K + k½)
+  compute = 2·M·K·N / (peak · eff),   eff = eff_kernel · M/(M + m½) · K/(K + k½)
   memory  = (K·N + M·K + M·N) · bytes / (bandwidth · mbu)
-so a shard cut eight ways (small N or K) runs at a lower efficiency even with many tokens. Norms, rotary,
+so a shard cut eight ways runs further from peak even with many tokens: its fixed cost and weight read weigh more
+against its 8× smaller compute, and a row-parallel shard (small K) loses efficiency. (A width factor N/(N + n½) was
+tried; the fit drove n½ to 0, so the width shows no effect beyond these.) Norms, rotary,
 activation and the residual add move bytes only: soft-max(bytes / (bandwidth · fraction), floor), the floor
 being the launch-bound time of a kernel on a small tensor. Constants are fitted to
 public A100 measurements (chunkviz/cost/fitted.py, scripts/fit_cost_model.py). Another GPU keeps the same
@@ -33,7 +35,6 @@ class DenseConstants:
     up_eff: float
     down_eff: float
     m_half_tokens: float  # tokens at which the token factor of eff is one half
-    n_half: float  # output width (per shard) at which the width factor is one half
     k_half: float  # reduction depth (per shard) at which the depth factor is one half
     gemm_mbu: float  # fraction of HBM bandwidth a weight-streaming GEMM reaches
     blend: float  # p of (compute^p + memory^p)^(1/p): how sharp the roofline corner is
@@ -93,7 +94,7 @@ def _soft_max(a, b, p):
 
 def gemm_s(m, k, n, eff_kernel, fixed_s, c: DenseConstants, peak_flops_per_s, hbm_bytes_per_s, bytes_per_elem):
     """One GEMM of m tokens × k × n on one GPU."""
-    eff = eff_kernel * m / (m + c.m_half_tokens) * n / (n + c.n_half) * k / (k + c.k_half)
+    eff = eff_kernel * m / (m + c.m_half_tokens) * k / (k + c.k_half)
     compute_s = 2 * m * k * n / (peak_flops_per_s * eff)
     memory_s = (k * n + m * k + m * n) * bytes_per_elem / (hbm_bytes_per_s * c.gemm_mbu)
     return _soft_max(compute_s, memory_s, c.blend) + fixed_s
