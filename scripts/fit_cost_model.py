@@ -2,7 +2,7 @@
 
 Usage:  .venv/bin/python scripts/fit_cost_model.py            # fit, print the report (about a minute)
         .venv/bin/python scripts/fit_cost_model.py --write    # also rewrite chunkviz/cost/fitted.py
-        .venv/bin/python scripts/fit_cost_model.py --quick    # skip the leave-one-out refits
+        .venv/bin/python scripts/fit_cost_model.py --quick    # skip the leave-one-out refits (not with --write)
 
 Errors are predicted / measured − 1 of the dense time of one layer, over every gated-model point at >= 16 tokens
 (phi-2, the one ungated model, is reported on its own). "v1" is the previous model (one roofline per layer with a
@@ -54,9 +54,9 @@ def report_fit(a: PointArrays, c: DenseConstants) -> list[str]:
     return lines
 
 
-def leave_one_out(a: PointArrays, key: str) -> list[str]:
+def leave_one_out(a: PointArrays, key: str) -> dict[str, ErrorSummary]:
     """Refit without each value of `key` ("model_id" or "tensor_parallel") and score the held-out points."""
-    lines, column = [], getattr(a, key)
+    out, column = {}, getattr(a, key)
     held_errors = []
     for value in sorted(set(column.tolist())):
         if key == "model_id" and not a.gated[column == value].any():
@@ -65,13 +65,15 @@ def leave_one_out(a: PointArrays, key: str) -> list[str]:
         m = (column == value) & _scored(a)
         errors = dense_errors(c, a)[m]
         held_errors.append(errors)
-        lines.append(f"LOO {key}={value!s:14} {_fmt(summarize_errors(errors))}")
-    lines.append(f"LOO {key} pooled        {_fmt(summarize_errors(np.concatenate(held_errors)))}")
-    return lines
+        out[f"{key}={value}"] = summarize_errors(errors)
+    out[f"{key}=pooled"] = summarize_errors(np.concatenate(held_errors))
+    return out
 
 
-def fitted_source(c: DenseConstants, residual_lines: list[str]) -> str:
+def fitted_source(c: DenseConstants, residual_lines: list[str], held_out: dict[str, ErrorSummary]) -> str:
     body = "\n".join(f"    {name}={value!r}," for name, value in constants_table(c))
+    held = "\n".join(f"    {k!r}: ({v.num_points}, {v.median_abs:.4f}, {v.p90_abs:.4f}, {v.worst_abs:.4f}, "
+                     f"{v.median_signed:.4f})," for k, v in held_out.items())
     residuals = "\n".join(f"#   {line}" for line in residual_lines)
     return f'''"""Fitted constants of the dense kernel model (chunkviz/cost/kernels.py), written by scripts/fit_cost_model.py.
 
@@ -88,6 +90,11 @@ from chunkviz.cost.kernels import DenseConstants
 A100_DENSE = DenseConstants(
 {body}
 )
+
+# Leave-one-out: held-out model or TP -> (points, median |error|, p90, worst, signed median) of its dense time.
+HELD_OUT: dict[str, tuple[int, float, float, float, float]] = {{
+{held}
+}}
 '''
 
 
@@ -103,12 +110,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:18} {value:.6g}")
     lines = report_fit(a, c)
     print("\n".join(lines))
-    if not args.quick:
-        held_out = leave_one_out(a, "model_id") + leave_one_out(a, "tensor_parallel")
-        print("\n".join(held_out))
-        lines += held_out
+    held_out: dict[str, ErrorSummary] = {}
+    if not args.quick or args.write:
+        held_out = leave_one_out(a, "model_id") | leave_one_out(a, "tensor_parallel")
+        held_lines = [f"LOO {key:28} {_fmt(summary)}" for key, summary in held_out.items()]
+        print("\n".join(held_lines))
+        lines += held_lines
     if args.write:
-        FITTED_PATH.write_text(fitted_source(c, lines))
+        FITTED_PATH.write_text(fitted_source(c, lines, held_out))
         print(f"wrote {FITTED_PATH.relative_to(ROOT)}")
     return 0
 
