@@ -50,8 +50,15 @@ class ModelSpec:
     bytes_per_param: int = 2
     max_model_len_tokens: int = 8192
     source: str = ""
+    # Gated MLP (SwiGLU: gate, up, down) as in Llama; False for a plain up/act/down MLP (phi, GPT-style gelu).
+    is_gated_mlp: bool = True
+    # RMSNorm/LayerNorm kernels per layer: 2 in Llama (before attention and MLP), 1 in phi's parallel block.
+    num_norms_per_layer: int = 2
 
     def __post_init__(self) -> None:
+        if not isinstance(self.is_gated_mlp, bool):
+            raise ValueError(f"model is_gated_mlp must be true or false, got {self.is_gated_mlp!r}")
+        _check_positive_int("model num_norms_per_layer", self.num_norms_per_layer, minimum=0)
         for name in ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "intermediate_size", "vocab_size",
                      "bytes_per_param", "max_model_len_tokens"):
             _check_positive_int(f"model {name}", getattr(self, name))
@@ -71,9 +78,10 @@ class ModelSpec:
 
     @property
     def params_per_layer(self) -> int:
-        """q, o (h·h each), k, v (h·kv_dim each), gate/up/down (3·h·inter) and two norms."""
+        """q, o (h·h each), k, v (h·kv_dim each), gate/up/down (3·h·inter; up/down only when not gated), norms."""
         h, kv_dim = self.hidden_size, self.num_kv_heads * self.head_dim
-        return 2 * h * h + 2 * h * kv_dim + 3 * h * self.intermediate_size + 2 * h
+        mlp_mats = 3 if self.is_gated_mlp else 2
+        return 2 * h * h + 2 * h * kv_dim + mlp_mats * h * self.intermediate_size + self.num_norms_per_layer * h
 
     @property
     def num_dense_params(self) -> int:

@@ -1,4 +1,5 @@
-"""Measure: real prefill-chunk and decode-step times on this machine, against the roofline, then simulated."""
+"""Measure: real prefill-chunk and decode-step times on this machine, against the roofline, then simulated; and the
+cost model against the public A100 measurements it is fitted to (ui/measure_fit.py)."""
 
 from dataclasses import replace
 
@@ -10,6 +11,7 @@ from chunkviz.analysis.metrics import summarize
 from chunkviz.cost.profiled import compare_to_roofline, measured_step_share
 from ui import charts_measure as charts
 from ui.i18n import labeler, t
+from ui.measure_fit import show_public_fit
 from ui.measure_run import PROFILE_KEY, run_measurement, take_cancel_notice, uploaded_profile
 from ui.page_common import base_scenario, metric_cards
 from ui.runs import trace_or_error
@@ -89,3 +91,4 @@ if profile is not None:
     show_simulation(profile)
 elif source == "run":
     st.info(t("me.no_profile"))
+show_public_fit()

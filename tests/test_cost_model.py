@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model
 from chunkviz.config import CostConfig
+from chunkviz.cost.fitted import A100_DENSE
+from chunkviz.cost.kernels import dense_layer_s
 from chunkviz.cost.roofline import mfu_at, shape_of, step_cost
 
 LLAMA3 = get_model("llama-3-8b")
@@ -26,14 +28,17 @@ def test_llama3_shapes_match_published_figures():
 
 def test_golden_prefill_512_on_h100():
     cost = step_cost(shape_of(((512, 0),)), LLAMA3, H100)
-    # A100-equivalent tokens: 512 · (312/2.039) / (989/3.35) = 265.3, between the 256 (65%) and 512 (72→70%) points:
-    # MFU = 0.65 + (log2 265.3 − 8) · 0.05 = 0.6526.
+    # The tokens-only MFU curve is still what lm_head uses: A100-equivalent tokens 512 · (312/2.039) / (989/3.35)
+    # = 265.3, between the 256 (65%) and 512 (72→70%) points: MFU = 0.65 + (log2 265.3 − 8) · 0.05 = 0.6526.
     x = 512 * (312e12 / 2.039e12) / (989e12 / 3.35e12)
     mfu = 0.65 + (math.log2(x) - 8) * 0.05
     assert mfu_at(512, H100) == pytest.approx(mfu)
-    dense_compute_s = 2 * 512 * 6_979_584_000 / (989e12 * mfu)  # ≈ 11.07 ms, above the 5.34 ms weight read
-    assert cost.dense_s == pytest.approx(dense_compute_s, rel=1e-9)
-    assert cost.dense_s == pytest.approx(0.01107, abs=1e-4)
+    # Dense (changed in cost model v2, issue 15): 32 layers of the fitted per-kernel model. v1's single roofline
+    # said 11.07 ms (2 · 512 · 6.98e9 FLOPs at 65% MFU); the kernel model adds the launch costs, norms, rotary,
+    # activation and residual add, and the lower efficiency of 512-row GEMMs: 13.85 ms.
+    assert cost.dense_s == pytest.approx(32 * dense_layer_s(512, LLAMA3, H100, 1, A100_DENSE), rel=1e-12)
+    assert cost.dense_s == pytest.approx(0.01385, abs=1e-4)
+    assert cost.dense_s > 2 * 512 * 6_979_584_000 / 989e12  # never faster than the peak
     # Attention: 4 · 4096 · 32 · (512·513/2) FLOPs at FlashAttention's 50%, vs reading 512 tokens of KV.
     attn_flops = 4 * 4096 * 32 * (512 * 513 // 2)
     attn_bytes = 512 * 131072
@@ -41,10 +46,19 @@ def test_golden_prefill_512_on_h100():
     assert cost.overhead_s == 0.002
 
 
+@pytest.mark.parametrize(("tokens", "vidur_ms"), [(1, 9.76), (2048, 142.6), (8192, 546.2)])
+def test_a100_dense_matches_vidur_forward(tokens, vidur_ms):
+    # costmodel.md §1.3: vidur's measured non-attention forward of Llama-3-8B on A100 (32 layers).
+    cost = step_cost(shape_of(((tokens, 0),)), LLAMA3, get_gpu("a100-80gb"))
+    assert cost.dense_s * 1e3 == pytest.approx(vidur_ms, rel=0.05)
+
+
 def test_golden_decode_is_bandwidth_bound():
     cost = step_cost(shape_of((), (1024,)), LLAMA3, H100)
-    # One token: the dense layers cost their weight read, 6.98e9 params · 2 B / (3.35 TB/s · 0.78) = 5.342 ms.
-    assert cost.dense_s == pytest.approx(6_979_584_000 * 2 / (3.35e12 * 0.78), rel=1e-9)
+    # One token: the dense layers cost at least their weight read at the fitted GEMM bandwidth fraction,
+    # 6.98e9 params · 2 B / (3.35 TB/s · gemm_mbu), plus the nine kernel launches of each layer.
+    weight_read_s = 6_979_584_000 * 2 / (3.35e12 * A100_DENSE.gemm_mbu)
+    assert weight_read_s < cost.dense_s < weight_read_s * 1.35
     # lm_head: 128256 · 4096 · 2 B over the same bandwidth = 0.402 ms.
     assert cost.lm_head_s == pytest.approx(128256 * 4096 * 2 / (3.35e12 * 0.78), rel=1e-9)
     assert cost.mbu > cost.mfu

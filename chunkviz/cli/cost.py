@@ -1,6 +1,6 @@
 """`python -m chunkviz cost`: the time of one engine step, term by term.
 
-Invariant: the printed terms add up to total_s.
+Invariant: the printed terms add up to total_s (dense_per_layer_s is dense_s / layers, shown, not added).
 """
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
-from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model
+from chunkviz.cli.simulate import _read_spec  # the same size-checked reader `simulate --model-spec` uses
+from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
 from chunkviz.config import CostConfig
 from chunkviz.cost.roofline import shape_of, step_cost
 from chunkviz.errors import InputError
@@ -23,7 +25,9 @@ MAX_BATCH = 100_000
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("cost", help="roofline cost of one engine step")
     p.add_argument("--model", default="llama-3-8b", help=f"one of {', '.join(MODELS)}")
+    p.add_argument("--model-spec", type=Path, help="a Hugging Face config.json instead of --model")
     p.add_argument("--gpu", default="h100-sxm", help=f"one of {', '.join(GPUS)}")
+    p.add_argument("--gpu-spec", type=Path, help="a GPU JSON file instead of --gpu")
     p.add_argument("--prefill-tokens", type=int, default=0, help="tokens of one prefill chunk")
     p.add_argument("--context-tokens", type=int, default=0, help="tokens already cached before that chunk")
     p.add_argument("--decode-batch", type=int, default=0, help="decoding sequences in the step")
@@ -52,15 +56,18 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--tensor-parallel must be between 1 and 64, got {args.tensor_parallel}")
     chunks = ((args.prefill_tokens, args.context_tokens),) if args.prefill_tokens else ()
     shape = shape_of(chunks, (args.decode_context,) * args.decode_batch)
-    cost = step_cost(shape, get_model(args.model), get_gpu(args.gpu), CostConfig(args.step_overhead_ms / 1e3),
-                     args.tensor_parallel)
+    model = model_from_hf_config(_read_spec(args.model_spec)) if args.model_spec else get_model(args.model)
+    gpu = gpu_from_json(_read_spec(args.gpu_spec)) if args.gpu_spec else get_gpu(args.gpu)
+    cost = step_cost(shape, model, gpu, CostConfig(args.step_overhead_ms / 1e3), args.tensor_parallel)
     out = asdict(cost)
-    out.update(num_tokens=shape.num_tokens, attention_pairs=shape.attention_pairs, model=args.model, gpu=args.gpu)
+    out.update(num_tokens=shape.num_tokens, attention_pairs=shape.attention_pairs, model=model.model_id,
+               gpu=gpu.gpu_id, dense_per_layer_s=cost.dense_s / model.num_layers, gated_mlp=model.is_gated_mlp)
     if args.json:
         sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
     else:
-        for key in ("dense_s", "attention_s", "lm_head_s", "communication_s", "overhead_s", "total_s"):
-            sys.stdout.write(f"{key:16} {out[key] * 1e3:10.3f} ms\n")
-        sys.stdout.write(f"{'flops':16} {cost.flops:10.4g}\n{'bytes':16} {cost.bytes:10.4g}\n"
-                         f"{'mfu':16} {cost.mfu:10.3f}\n{'mbu':16} {cost.mbu:10.3f}\n")
+        for key in ("dense_s", "dense_per_layer_s", "attention_s", "lm_head_s", "communication_s", "overhead_s",
+                    "total_s"):
+            sys.stdout.write(f"{key:17} {out[key] * 1e3:10.3f} ms\n")
+        sys.stdout.write(f"{'flops':17} {cost.flops:10.4g}\n{'bytes':17} {cost.bytes:10.4g}\n"
+                         f"{'mfu':17} {cost.mfu:10.3f}\n{'mbu':17} {cost.mbu:10.3f}\n")
     return 0

@@ -77,11 +77,31 @@ def _int_key(obj: dict[str, Any], key: str, what: str, default: int | None = Non
     return value
 
 
+# MLP kind from the Hugging Face keys. phi (transformers `PhiMLP`: fc1, gelu, fc2) and GPT-style models are not
+# gated, and phi/GPT-J run attention and MLP in parallel off one norm (`PhiDecoderLayer`); Gemma's gelu is GeGLU,
+# gated like Llama's SwiGLU. Any other model is gated unless its `hidden_act` is a gelu.
+_UNGATED_MODEL_TYPES = frozenset({"phi", "gpt2", "gpt_neox", "gptj", "gpt_bigcode", "opt", "bloom", "falcon",
+                                  "starcoder2"})
+_GATED_MODEL_TYPES = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text"})
+_ONE_NORM_MODEL_TYPES = frozenset({"phi", "gptj"})
+
+
+def _mlp_kind(obj: dict[str, Any]) -> tuple[bool, int]:
+    """(is_gated_mlp, num_norms_per_layer) of a Hugging Face config."""
+    model_type = str(obj.get("model_type", "")).lower()
+    act = str(obj.get("hidden_act", obj.get("activation_function", "silu"))).lower()
+    gated = model_type in _GATED_MODEL_TYPES or (model_type not in _UNGATED_MODEL_TYPES and not act.startswith("gelu"))
+    return gated, 1 if model_type in _ONE_NORM_MODEL_TYPES else 2
+
+
 def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSpec:
-    """A ModelSpec from a Hugging Face config.json (Llama-style keys)."""
+    """A ModelSpec from a Hugging Face config.json (Llama-style keys; MLP kind from model_type / hidden_act)."""
     what = "model config.json"
     obj = _parse_json_object(data, what)
     num_heads = _int_key(obj, "num_attention_heads", what)
+    if obj.get("num_key_value_heads", 0) is None:  # phi-2 writes null for "same as num_attention_heads"
+        obj = {**obj, "num_key_value_heads": num_heads}
+    is_gated_mlp, num_norms = _mlp_kind(obj)
     dtype = obj.get("torch_dtype", obj.get("dtype", "bfloat16"))
     if dtype not in _DTYPE_BYTES:
         raise InputError(f"{what}: torch_dtype {dtype!r} is not one of {', '.join(_DTYPE_BYTES)}")
@@ -97,6 +117,8 @@ def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSp
             bytes_per_param=_DTYPE_BYTES[dtype],
             max_model_len_tokens=_int_key(obj, "max_position_embeddings", what, default=8192),
             source="user config.json",
+            is_gated_mlp=is_gated_mlp,
+            num_norms_per_layer=num_norms,
         )
     except ValueError as exc:
         raise InputError(f"{what}: {exc}") from None

@@ -5,6 +5,8 @@ tokens, sequences or context are added to a step.
 
 Each term is its own roofline, max(FLOPs / (peak · efficiency), bytes / (bandwidth · MBU)), because the kernels of a
 step run one after another; summing per-kernel rooflines is what LLM-Viewer and vidur do as well (costmodel.md §1.1).
+The dense term goes further: it sums the nine kernels of a layer, each a roofline of its per-GPU matrix shard with a
+shape-dependent efficiency and a launch cost, fitted to public A100 measurements (chunkviz/cost/kernels.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import math
 from dataclasses import dataclass
 
 from chunkviz.config import CostConfig, GpuSpec, ModelSpec
+from chunkviz.cost.fitted import A100_DENSE
+from chunkviz.cost.kernels import dense_layer_s
 
 # Linear-layer MFU against tokens per step, measured on A100 by vidur (costmodel.md §1.3): 64→28%, 128→47%,
 # 256→65%, 512→72%, 2048→70%, 8192→74%. The 1024-token dip (66%) and the 512 peak are smoothed into a monotone
@@ -99,6 +103,14 @@ class StepCoster:
         self.attn_flops_per_pair = 4.0 * model.hidden_size * model.num_layers
         self.kv_bytes_per_token = model.kv_bytes_per_token
         self._mfu: dict[int, float] = {}  # tokens -> MFU; bounded by the budget's range of token counts
+        self._dense_s: dict[int, float] = {}  # tokens -> dense seconds of all layers; bounded the same way
+
+    def _dense_at(self, num_tokens: int) -> float:
+        value = self._dense_s.get(num_tokens)
+        if value is None:
+            layer_s = dense_layer_s(num_tokens, self.model, self.gpu, self.tp, A100_DENSE)
+            value = self._dense_s[num_tokens] = self.model.num_layers * layer_s
+        return value
 
     def _mfu_at(self, num_tokens: int) -> float:
         value = self._mfu.get(num_tokens)
@@ -110,12 +122,11 @@ class StepCoster:
         if shape.num_tokens <= 0:
             return StepCost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         gpu, tp, mbu, t = self.gpu, self.tp, self.cost.mbu, shape.num_tokens
-        eff = self._mfu_at(t)  # each GPU runs all t rows against a 1/tp slice of the weights
         dense_flops = 2.0 * t * self.dense_params
         attn_flops = self.attn_flops_per_pair * shape.attention_pairs
         attn_bytes = float((shape.kv_read_tokens + t) * self.kv_bytes_per_token)
         head_flops = 2.0 * shape.num_seqs * self.head_params
-        dense_s = _roofline_s(dense_flops / tp, self.dense_bytes / tp, eff, gpu, mbu)
+        dense_s = self._dense_at(t)  # each GPU runs all t rows against its shard of every matrix
         attention_s = _roofline_s(attn_flops / tp, attn_bytes / tp, ATTENTION_EFFICIENCY, gpu, mbu)
         lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, self._mfu_at(shape.num_seqs), gpu, mbu)
         communication_s = self._communication_s(t)
