@@ -91,7 +91,8 @@ def run_probe(job: tuple[Scenario, float, Slo]) -> Probe:
     scenario, qps, slo = job
     m = summarize(run_scenario(at_rate(scenario, qps)))
     tbt, ttft, queue = m.tbt_s.p99, m.ttft_s.p50, m.queue_s.p50
-    meets = (tbt is not None and tbt <= slo.tbt_p99_s
+    # A rate at which some request is refused carries no load for it: it cannot meet the SLO.
+    meets = (m.num_rejected == 0 and tbt is not None and tbt <= slo.tbt_p99_s
              and (slo.ttft_p50_s is None or (ttft is not None and ttft <= slo.ttft_p50_s))
              and (slo.queue_p50_s is None or (queue is not None and queue <= slo.queue_p50_s)))
     return Probe(qps, meets, tbt, ttft, queue)

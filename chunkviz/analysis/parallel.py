@@ -49,9 +49,12 @@ def check_address(address: str) -> str:
 
 def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = None,
                 scheduler_address: str | None = None,
-                on_progress: Callable[[int, int], None] | None = None) -> list[R]:
-    """fn over items (fn must be a module-level function: it is pickled to the workers)."""
+                on_progress: Callable[[int, int], None] | None = None, executor: Executor | None = None) -> list[R]:
+    """fn over items (fn must be a module-level function: it is pickled to the workers). `executor`: a pool the
+    caller keeps alive between calls (the app's), used instead of a new one."""
     items = list(items)
+    if executor is not None and len(items) > 1:
+        return _gather(executor, fn, items, on_progress)
     if scheduler_address is not None:
         return _on_dask(fn, items, check_address(scheduler_address), on_progress)
     num_workers = min(check_workers(workers), len(items))
