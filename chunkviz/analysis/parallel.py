@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, as_completed
 from typing import Callable, Sequence, TypeVar
 
 from chunkviz.errors import InputError
@@ -65,6 +65,8 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = 
             if on_progress is not None:
                 on_progress(done, len(items))
         return results
+    from concurrent.futures import ProcessPoolExecutor  # lazy: it pulls in multiprocessing (~0.1 s at start-up)
+
     with ProcessPoolExecutor(max_workers=num_workers) as pool:
         return _gather(pool, fn, items, on_progress)
 

@@ -21,6 +21,8 @@ sampling (the paged manager), long_prefill_token_threshold, measured cost profil
 
 from __future__ import annotations
 
+import itertools
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -108,16 +110,21 @@ def advance(ff: FastForward, run: RunState, now_s: float, next_arrival_s: float,
     rows = _entry(run, ff.block_size)
     if rows is None:
         return None
-    first_step, first_gap = run.num_steps, len(ff.gap_values_s)
-    ends_s, prefix_max_s = _loop(ff, run, rows, now_s, next_arrival_s, step_limit)
-    _materialize(ff, run, rows, ends_s, prefix_max_s, first_gap)
+    first_step = run.num_steps
+    ends_s = _loop(ff, run, rows, now_s, next_arrival_s, step_limit)
+    # From the second step on, every sequence's previous token came at the previous step's end: one shared gap per
+    # step (the subtraction the exact loop does), and each sequence's largest is a running maximum of them.
+    shared_gaps_s = list(map(operator.sub, ends_s[1:], ends_s))
+    ff.gap_values_s.extend(shared_gaps_s)
+    prefix_max_s = list(itertools.accumulate(shared_gaps_s, max))
+    _materialize(ff, run, rows, ends_s, prefix_max_s)
     ff.stretches.append((first_step, len(ends_s), len(run.tbt_gaps_s)))
     return ends_s[-1]
 
 
 def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_s: float, next_arrival_s: float,
-          step_limit: int) -> tuple[list[float], list[float]]:
-    """The clock-only loop: each step's end time and the running maximum of the shared gaps (steps 1, 2, ...).
+          step_limit: int) -> list[float]:
+    """The clock-only loop; returns each step's end time.
 
     One function with local names on purpose: it runs hundreds of thousands of times per large run. It mirrors
     StepCoster.__call__ and _roofline_s term by term for a shape (n, n, context + n, context).
@@ -135,11 +142,10 @@ def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_
     running, kv = run.ctx.running, run.ctx.kv
     free, total_blocks, peak = kv.num_free_blocks(), kv.num_total_blocks, run.peak_blocks_used
     n, context = len(running), sum(s.num_computed_tokens for s in running)
-    durations, mfu, mbu, gaps = run.step_durations_s, run.step_mfu, run.step_mbu, ff.gap_values_s
+    durations = run.step_durations_s
     step_seqs, step_context = ff.step_seqs, ff.step_context
     ends_s: list[float] = []
-    prefix_max_s: list[float] = []
-    busy_s, num_steps, k, next_finish, top_s = run.busy_s, run.num_steps, 0, 0, 0.0
+    busy_s, num_steps, k, next_finish = run.busy_s, run.num_steps, 0, 0
     fixed_n, (dense_s, head_s, comm_s) = n, ff.fixed_terms(n)
     while n and now_s < next_arrival_s and num_steps < step_limit:  # bounded by the step limit
         free -= allocs_at[k % bs]
@@ -148,17 +154,9 @@ def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_
         compute_s = attn_flops / peak_eff if attn_flops > 0 else 0.0
         memory_s = float(pairs * kv_bytes) / tp / hbm_mbu
         total_s = dense_s + (compute_s if compute_s > memory_s else memory_s) + head_s + comm_s + overhead_s
-        if k:
-            gap_s = (now_s + total_s) - now_s
-            gaps.append(gap_s)
-            if gap_s > top_s:
-                top_s = gap_s
-            prefix_max_s.append(top_s)
         now_s = now_s + total_s
         busy_s += total_s
-        durations.append(total_s)
-        mfu.append(0.0)  # MFU and MBU are filled in by finalize, vectorised
-        mbu.append(0.0)
+        durations.append(total_s)  # MFU and MBU are left to finalize (vectorised)
         step_seqs.append(n)
         step_context.append(context)
         ends_s.append(now_s)
@@ -179,11 +177,11 @@ def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_
             fixed_n, (dense_s, head_s, comm_s) = n, ff.fixed_terms(n)
     kv._num_free = free  # the counting manager's own arithmetic, replayed above
     run.busy_s, run.num_steps, run.peak_blocks_used = busy_s, num_steps, peak
-    return ends_s, prefix_max_s
+    return ends_s
 
 
 def _materialize(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], ends_s: list[float],
-                 prefix_max_s: list[float], first_gap: int) -> None:
+                 prefix_max_s: list[float]) -> None:
     """Write the stretch's outcome back into each SeqState, the KV counter and the results, as the exact loop would."""
     bs, num_steps = ff.block_size, len(ends_s)
     held_by_seq, gaps, live = run.ctx.kv.num_seq_blocks, run.tbt_gaps_s, []
@@ -227,8 +225,10 @@ def finalize(ff: FastForward, run: RunState) -> None:
     total_s = np.array(run.step_durations_s, dtype=np.float64)[index]
     flops = 2.0 * n * c.dense_params + c.attn_flops_per_pair * pairs + 2.0 * n * c.head_params
     bytes_ = c.dense_bytes + (pairs * c.kv_bytes_per_token).astype(np.float64) + c.head_bytes
-    mfu = np.array(run.step_mfu, dtype=np.float64)
-    mbu = np.array(run.step_mbu, dtype=np.float64)
+    is_exact = np.ones(len(run.step_durations_s), dtype=bool)
+    is_exact[index] = False
+    mfu, mbu = np.empty(is_exact.size, dtype=np.float64), np.empty(is_exact.size, dtype=np.float64)
+    mfu[is_exact], mbu[is_exact] = run.step_mfu, run.step_mbu  # the exact steps' own StepCost values
     mfu[index] = flops / (total_s * c.gpu.peak_flops_per_s * c.tp)
     mbu[index] = bytes_ / (total_s * c.gpu.hbm_bytes_per_s * c.tp)
     run.step_mfu, run.step_mbu = mfu.tolist(), mbu.tolist()
