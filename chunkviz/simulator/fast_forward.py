@@ -95,7 +95,8 @@ def _entry(run: RunState, block_size: int) -> list[tuple[int, int, int]] | None:
         request = seq.request
         # Its last decode computes token prompt + output - 1 (the final sampled token is never computed).
         final_blocks = -(-(request.prompt_tokens + request.output_tokens - 1) // block_size)
-        need += max(0, final_blocks - held)
+        if final_blocks > held:
+            need += final_blocks - held
         rows.append((alloc_offset, request.output_tokens - seq.num_output_tokens - 1, held))
     if need > kv.num_free_blocks():
         return None  # memory could run short: preemption is the exact path's business
@@ -164,7 +165,8 @@ def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_
         while finish_k[next_finish] == k:
             i = finishes[next_finish]
             final_computed = running[i].num_computed_tokens + k + 1
-            free += max(rows[i][2], -(-final_computed // bs))
+            held = -(-final_computed // bs)
+            free += held if held > rows[i][2] else rows[i][2]
             allocs_at[rows[i][0]] -= 1
             context -= final_computed
             n -= 1
@@ -203,7 +205,9 @@ def _materialize(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]
             held_by_seq.pop(seq.key, None)
             run.finish_s[seq.request.request_id] = ends_s[finish_k]
             continue
-        held = max(held, -(-seq.num_computed_tokens // bs))
+        needed = -(-seq.num_computed_tokens // bs)
+        if needed > held:
+            held = needed
         held_by_seq[seq.key] = held
         seq.kv_capacity_tokens = held * bs
         live.append(seq)
