@@ -223,6 +223,8 @@ class SimConfig:
     max_num_steps: int = MAX_SIM_STEPS
     cost_profile: CostProfile | None = field(default=None, metadata={
         "help": "Measured step times (python -m chunkviz measure) used instead of the roofline; see profiled_cost"})
+    fast_forward: bool = field(default=True, metadata={
+        "help": "Advance steady decode-only stretches in O(1) per step (identical results; see fast_forward)"})
 
     def __post_init__(self) -> None:
         _check_positive_int("tensor_parallel", self.tensor_parallel)

@@ -4,11 +4,10 @@ import streamlit as st
 
 from chunkviz.errors import SimulationLimitError
 from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE
-from chunkviz.analysis.scenario import Scenario, run_scenario
 from chunkviz.analysis.sweep import (DEFAULT_BUDGETS_TOKENS, best_budget_for_class, best_for_slo, has_batch_class, run_sweep,
                             with_batch_class)
-from chunkviz.simulator.trace import Trace
 from ui import charts_tradeoffs as charts
+from ui import tradeoffs_capacity, tradeoffs_runs
 from ui import text_tradeoffs as text
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario
@@ -17,12 +16,6 @@ from ui.url_state import choice, number, seed, stepped_choice
 LOADS = ("0.5", "1", "2", "4")
 MAX_LOADS = 3  # (9 budgets + monolithic) × 3 loads = 30 simulations, under the sweep's limit of 32
 LATENCIES = ("tbt_p99_s", "ttft_p99_s", "ttft_p50_s")
-
-
-@st.cache_data(max_entries=96, show_spinner=False)
-def _run_point(scenario: Scenario) -> Trace:
-    # One cached metrics-only run per sweep point: a revisit or a new SLO re-reads them and only re-summarizes.
-    return run_scenario(scenario)
 
 
 def _parse_loads(raw: str) -> list[str]:
@@ -52,7 +45,7 @@ try:
     scenario = with_batch_class(base_scenario())
     result = run_sweep(scenario, DEFAULT_BUDGETS_TOKENS, tuple(float(x) for x in loads), *slo,
                        on_progress=lambda d, n: bar.progress(d / n, text=t("to.running", done=d, total=n)),
-                       run=_run_point)
+                       run_many=tradeoffs_runs.run_points)  # points in parallel on every core
 except (ValueError, SimulationLimitError) as exc:
     bar.empty()
     st.error(t("err.config", error=str(exc)))
@@ -92,3 +85,4 @@ else:
         st.markdown(f"- {chat}\n- {batch}")
 with st.expander(t("to.table")):
     st.dataframe(text.table_rows(result.points), hide_index=True)
+tradeoffs_capacity.render(scenario, *slo)

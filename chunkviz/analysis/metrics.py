@@ -26,8 +26,8 @@ class Dist:
     count: int
 
 
-def dist(values: Iterable[float]) -> Dist:
-    arr = np.fromiter(values, dtype=np.float64)
+def dist(values: Iterable[float] | np.ndarray) -> Dist:
+    arr = values if isinstance(values, np.ndarray) else np.fromiter(values, dtype=np.float64)
     if arr.size == 0:
         return Dist(None, None, None, None, None, 0)
     p50, p90, p99 = np.percentile(arr, [50, 90, 99], method=PERCENTILE_METHOD)
@@ -95,7 +95,8 @@ def summarize(trace: Trace, slo_ttft_s: float | None = None, slo_tbt_s: float | 
     query_tokens = sum(r.prefix_query_tokens for r in reqs)
     re_hit = sum(r.prefix_hit_tokens_readmitted for r in reqs)
     re_query = sum(r.prefix_query_tokens_readmitted for r in reqs)
-    gaps = trace.tbt_gaps_s if priority is None else _gaps_for(trace, priority)
+    # A metrics-only trace's gaps are numpy-backed (millions of them); asarray does not copy those.
+    gaps = np.asarray(trace.tbt_gaps_s, dtype=np.float64) if priority is None else _gaps_for(trace, priority)
     return Metrics(
         policy=trace.policy, num_requests=len(reqs), num_finished=len(done),
         num_rejected=sum(1 for r in reqs if r.rejected_reason is not None), num_steps=trace.num_steps,

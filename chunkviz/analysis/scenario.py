@@ -32,11 +32,13 @@ class Scenario:
     explicit_requests: tuple[Request, ...] | None = field(default=None, compare=True)
     # Measured step times replace the roofline (chunkviz.cost.profiled says how they are applied).
     cost_profile: CostProfile | None = None
+    # Off only to check the fast path against the exact one (results are identical either way).
+    fast_forward: bool = True
 
     def sim_config(self) -> SimConfig:
         return SimConfig(model=self.model, gpu=self.gpu, scheduler=self.scheduler, cache=self.cache,
                          cost=self.cost, tensor_parallel=self.tensor_parallel, record_detail=self.record_detail,
-                         cost_profile=self.cost_profile)
+                         cost_profile=self.cost_profile, fast_forward=self.fast_forward)
 
     def requests(self) -> tuple[Request, ...]:
         if self.explicit_requests is not None:

@@ -142,8 +142,11 @@ def run_sweep(scenario: Scenario, budgets_tokens: Sequence[int] = DEFAULT_BUDGET
               load_multipliers: Sequence[float] = (1.0,), slo_ttft_s: float | None = None,
               slo_tbt_s: float | None = None, policy: str = "chunked",
               on_progress: Callable[[int, int], None] | None = None,
-              run: Callable[[Scenario], Trace] = run_scenario) -> SweepResult:
-    """Simulate every (budget, load) with `policy` plus a monolithic baseline per load; `run` may be a cached runner."""
+              run: Callable[[Scenario], Trace] = run_scenario,
+              run_many: Callable[[list[Scenario], Callable[[int, int], None] | None], list[Trace]] | None = None,
+              ) -> SweepResult:
+    """Simulate every (budget, load) with `policy` plus a monolithic baseline per load; `run` may be a cached runner,
+    `run_many` runs all points at once (in parallel, reporting progress itself) and returns their traces in order."""
     budgets, loads = _checked_axes(budgets_tokens, load_multipliers)
     if len(scenario.requests()) > MAX_SWEEP_REQUESTS:
         raise InputError(f"a sweep takes at most {MAX_SWEEP_REQUESTS} requests per simulation")
@@ -152,14 +155,17 @@ def run_sweep(scenario: Scenario, budgets_tokens: Sequence[int] = DEFAULT_BUDGET
     jobs = [(load, b) for load in loads for b in (*budgets, None)]
     points: list[SweepPoint] = []
     class_points: list[ClassPoint] = []
-    for done, (load, budget) in enumerate(jobs, start=1):
+    scenarios = [with_load(base, load).with_policy(policy if budget is not None else "monolithic", budget)
+                 for load, budget in jobs]
+    traces = run_many(scenarios, on_progress) if run_many is not None else None
+    for done, ((load, budget), scenario) in enumerate(zip(jobs, scenarios), start=1):
         loaded = with_load(base, load)
-        trace = run(loaded.with_policy(policy if budget is not None else "monolithic", budget))
+        trace = traces[done - 1] if traces is not None else run(scenario)
         qps = None if loaded.explicit_requests is not None else loaded.workload.qps
         points.append(_point(trace, budget, load, qps, slo))
         class_points.extend(cp for cp in (_class_point(trace, priority, budget, load, slo)
                                           for priority in (PRIORITY_INTERACTIVE, PRIORITY_BATCH)) if cp is not None)
-        if on_progress is not None:
+        if on_progress is not None and traces is None:
             on_progress(done, len(jobs))
     return SweepResult(tuple(points), tuple(class_points), budgets, loads, slo_ttft_s, slo_tbt_s)
 

@@ -19,6 +19,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "chunkviz.cli.seed_demo",
     "chunkviz.cli.traces",
     "chunkviz.cli.measure",
+    "chunkviz.cli.sweep",
+    "chunkviz.cli.capacity",
 )
 
 

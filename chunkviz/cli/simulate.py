@@ -75,6 +75,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--sample", type=int, default=None, help="keep a seeded sample of N requests")
     p.add_argument("--trace-out", type=Path, help="write the full trace JSON here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-fast-forward", dest="fast_forward", action="store_false",
+                   help="simulate every step exactly (for checks; results are identical)")
     p.set_defaults(func=run)
 
 
@@ -133,7 +135,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
                     record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
-                    cost_profile=profile_from_json(_read_spec(args.profile)) if args.profile else None)
+                    cost_profile=profile_from_json(_read_spec(args.profile)) if args.profile else None,
+                    fast_forward=getattr(args, "fast_forward", True))
 
 
 def _time_window(text: str | None) -> tuple[float, float] | None:
@@ -171,7 +174,7 @@ def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
     out.update(goodput(trace, Slo(slo_ttft, slo_tbt, slo_e2e)))
     out.update(budget_tokens=trace.budget_tokens, max_num_seqs=trace.max_num_seqs, slo_e2e_s=slo_e2e, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
                peak_blocks_used=trace.peak_blocks_used, num_evicted_blocks=trace.num_evicted_blocks,
-               blocks_in_use_at_end=trace.blocks_in_use_at_end,
+               blocks_in_use_at_end=trace.blocks_in_use_at_end, fast_forwarded_steps=trace.fast_forwarded_steps,
                first_rejection_reason=next((r.rejected_reason for r in trace.requests if r.rejected_reason), None))
     return out
 

@@ -7,9 +7,11 @@ written once, when its last sequence finishes or it is rejected.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from chunkviz.config import SimConfig
 from chunkviz.cost.roofline import StepCost, StepShape
+from chunkviz.simulator.float_array import FloatArray, GapRuns, expand_runs
 from chunkviz.simulator.events import ChunkScheduled, Finished, FirstToken, Forked, Rejected
 from chunkviz.request import Request
 from chunkviz.simulator.sched_common import Plan, SchedContext
@@ -34,6 +36,8 @@ class RunState:
     num_stall_steps: int = 0
     peak_blocks_used: int = 0
     busy_s: float = 0.0
+    gap_runs: GapRuns | None = None  # token gaps of fast-forwarded steps (fast_forward.finalize)
+    num_fast_forwarded_steps: int = 0
 
     def register(self, request: Request) -> None:
         self.requests[request.request_id] = request
@@ -53,12 +57,19 @@ class RunState:
             max_num_seqs=self.ctx.knobs.max_num_seqs,
             num_gpu_blocks=kv.num_total_blocks, block_size=kv.block_size,
             steps=records, requests=tuple(self._result(rid) for rid in sorted(self.requests)),
-            num_steps=self.num_steps, makespan_s=end_s, busy_s=self.busy_s, tbt_gaps_s=tuple(self.tbt_gaps_s),
+            num_steps=self.num_steps, makespan_s=end_s, busy_s=self.busy_s, tbt_gaps_s=self._gaps(),
             step_durations_s=tuple(self.step_durations_s), step_mfu=tuple(self.step_mfu),
             step_mbu=tuple(self.step_mbu), peak_blocks_used=self.peak_blocks_used,
             blocks_in_use_at_end=kv.num_used_blocks(),
             num_evicted_blocks=kv.num_evicted_blocks, num_stall_steps=self.num_stall_steps,
+            fast_forwarded_steps=self.num_fast_forwarded_steps,
         )
+
+    def _gaps(self) -> Any:
+        """A tuple in detailed runs (as before); metrics-only runs keep millions of gaps, so a numpy-backed one."""
+        if self.config.record_detail:
+            return tuple(self.tbt_gaps_s)
+        return FloatArray(expand_runs(self.tbt_gaps_s, self.gap_runs))
 
     def _result(self, rid: int) -> RequestResult:
         r, seqs = self.requests[rid], self.seqs.get(rid, [])

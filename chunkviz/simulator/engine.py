@@ -6,6 +6,7 @@ runs at most `max_num_steps` engine steps (then SimulationLimitError names the l
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Sequence
 
@@ -13,6 +14,7 @@ from chunkviz.config import SimConfig
 from chunkviz.simulator.apply import RunState, apply_plan, reject, shape_and_chunks
 from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.simulator.events import Arrived, DecodeStalled
+from chunkviz.simulator import fast_forward
 from chunkviz.simulator.kv.setup import make_kv_manager
 from chunkviz.cost.profiled import make_step_coster
 from chunkviz.request import Request
@@ -77,6 +79,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     run = RunState(config=config, ctx=ctx)
     policy = entry.schedule
     cost_of = make_step_coster(config)
+    ff = fast_forward.make_fast_forward(config, kv, cost_of)
     records: list[StepRecord] = []
     now_s, num_idle_plans = 0.0, 0
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps
@@ -89,6 +92,11 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
                 break
             now_s = pending[0].arrival_s  # idle: jump to the next arrival
             continue
+        if ff is not None:  # steady decode-only stretch: same results, O(1) work per step
+            ff_end_s = fast_forward.advance(ff, run, now_s, pending[0].arrival_s if pending else math.inf, step_limit)
+            if ff_end_s is not None:
+                now_s = ff_end_s
+                continue
         plan = policy(ctx)
         for seq, reason in plan.rejected:
             reject(run, seq.request, reason, now_s)
@@ -124,6 +132,8 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             events.clear()
     else:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")
+    if ff is not None:
+        fast_forward.finalize(ff, run)
     return run.to_trace(tuple(records), now_s)
 
 

@@ -7,11 +7,12 @@ inverts it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from chunkviz.cost.roofline import StepCost
 from chunkviz.simulator.events import event_from_dict, event_to_dict
+from chunkviz.simulator.float_array import FloatArray
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,7 @@ class Trace:
     num_steps: int
     makespan_s: float
     busy_s: float
-    tbt_gaps_s: tuple[float, ...]  # every gap between consecutive output tokens of a sequence
+    tbt_gaps_s: tuple[float, ...] | FloatArray  # every gap between consecutive output tokens of a sequence
     step_durations_s: tuple[float, ...]
     step_mfu: tuple[float, ...]
     step_mbu: tuple[float, ...]
@@ -103,6 +104,8 @@ class Trace:
     num_evicted_blocks: int
     num_stall_steps: int
     max_num_seqs: int = 0  # the resolved limit (0 in traces written before it was recorded)
+    # How the run was computed, not what it computed: equal traces may differ here, and JSON leaves it out.
+    fast_forwarded_steps: int = field(default=0, compare=False, metadata={"json": False})
 
     def to_json(self) -> str:
         return json.dumps(_to_plain(self), sort_keys=True, separators=(",", ":"))
@@ -116,7 +119,9 @@ def _to_plain(obj: Any) -> Any:
     if hasattr(obj, "kind") and hasattr(obj, "__dataclass_fields__"):
         return event_to_dict(obj)
     if hasattr(obj, "__dataclass_fields__"):
-        return {f.name: _to_plain(getattr(obj, f.name)) for f in fields(obj)}
+        return {f.name: _to_plain(getattr(obj, f.name)) for f in fields(obj) if f.metadata.get("json", True)}
+    if isinstance(obj, FloatArray):
+        return obj.tolist()
     if isinstance(obj, (tuple, list)):
         return [_to_plain(x) for x in obj]
     return obj

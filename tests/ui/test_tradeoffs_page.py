@@ -88,3 +88,15 @@ def test_chinese_render():
     assert "交互式聊天" in texts(at) and "离线批量" in texts(at)
     at.number_input(key="to_slo_ttft").set_value(1).run()
     assert "没有任何设置能满足" in _warnings(at)
+
+
+def test_capacity_section_is_opt_in_and_charts_capacity_by_policy_and_budget():
+    at = open_app(PAGE)
+    assert len(at.get("plotly_chart")) == 3 and "Capacity: how much load" in texts(at)
+    at.toggle(key="to_capacity").set_value(True).run()
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) == 4
+    body = texts(at)
+    assert "Criterion: tbt_p99 <= 100 ms and ttft_p50 <= 500 ms" in body
+    # Long prompts among chats: chunking keeps token gaps short, so a chunked budget carries the most load.
+    assert "Most load within the targets: **chunked prefill at" in " ".join(str(s.value) for s in at.success)

@@ -1,0 +1,138 @@
+"""Fast forward changes nothing but speed: `simulate --json` equals `--no-fast-forward` byte for byte (but for the
+`fast_forwarded_steps` diagnostic) over every preset × policy × a few seeds, the fallbacks included, and over
+Hypothesis-generated workloads; detailed traces never take the fast path."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from chunkviz.cli.main import main
+from chunkviz.config import POLICY_NAMES
+from chunkviz.simulator.engine import simulate
+from chunkviz.simulator.fast_forward import ALLOWED_POLICIES
+from chunkviz.workloads.presets import PRESETS
+from tests.helpers import make_config, make_requests
+
+SEEDS = (0, 7)
+# Each adds something the fast path must leave to the exact loop (or survive): memory pressure and preemption,
+# prefix caching, a prefill threshold, reserve-at-admission allocation, a budget smaller than the batch.
+FALLBACKS: dict[str, list[str]] = {
+    "plain": [],
+    "tiny-cache": ["--num-gpu-blocks", "120", "--max-num-batched-tokens", "256"],
+    "prefix-caching": ["--enable-prefix-caching"],
+    "threshold": ["--long-prefill-token-threshold", "128"],
+    "reserve": ["--allocation", "reserve", "--block-size", "32"],
+    "small-budget": ["--max-num-batched-tokens", "16", "--max-num-seqs", "64"],
+}
+
+
+def _simulate_json(capsys, argv: list[str]) -> dict:
+    assert main(["simulate", "--json", *argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _both(capsys, argv: list[str]) -> tuple[str, str, int]:
+    """(fast JSON, exact JSON) without the diagnostic key, and how many steps the fast run skipped."""
+    fast = _simulate_json(capsys, argv)
+    exact = _simulate_json(capsys, [*argv, "--no-fast-forward"])
+    assert exact.pop("fast_forwarded_steps") == 0
+    skipped = fast.pop("fast_forwarded_steps")
+    return json.dumps(fast, sort_keys=True), json.dumps(exact, sort_keys=True), skipped
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("policy", POLICY_NAMES)
+def test_every_preset_and_policy_gives_identical_json(capsys, preset, policy):
+    skipped_total = 0
+    for seed in SEEDS:
+        argv = ["--workload", preset, "--policy", policy, "--num-requests", "40", "--qps", "6", "--seed", str(seed),
+                "--output-tokens", "64"]
+        fast, exact, skipped = _both(capsys, argv)
+        assert fast == exact
+        skipped_total += skipped
+    uses_paged_manager = preset in ("shared-system-prompt", "parallel-sampling")  # prefix caching, n > 1
+    if policy in ALLOWED_POLICIES and not uses_paged_manager:
+        assert skipped_total > 0  # the corpus really exercises the fast path
+    if policy not in ALLOWED_POLICIES:
+        assert skipped_total == 0
+
+
+@pytest.mark.parametrize("name", sorted(FALLBACKS))
+@pytest.mark.parametrize("policy", ("chunked", "monolithic", "static"))
+def test_fallback_scenarios_give_identical_json(capsys, name, policy):
+    argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
+            "--prompt-tokens", "200", "--output-tokens", "80", "--seed", "3", *FALLBACKS[name]]
+    if policy == "monolithic" and name == "small-budget":
+        argv += ["--prompt-tokens", "8", "--length-dist", "fixed"]  # prompts must fit the budget unchunked
+    fast, exact, skipped = _both(capsys, argv)
+    assert fast == exact
+    if name in ("prefix-caching", "threshold"):
+        assert skipped == 0
+
+
+def test_the_20k_style_workload_matches_on_a_slice(capsys):
+    argv = ["--workload", "azure-conv-like", "--num-requests", "600", "--qps", "5.5", "--policy", "chunked",
+            "--max-num-batched-tokens", "2048"]
+    fast, exact, skipped = _both(capsys, argv)
+    assert fast == exact
+    assert skipped > json.loads(fast)["num_steps"] // 2  # most steps of a chat workload are steady decodes
+
+
+def test_fast_and_exact_traces_are_equal_and_detailed_runs_never_skip():
+    reqs = make_requests([(0.0, 300, 40), (0.01, 20, 90), (0.5, 800, 30), (0.52, 64, 64), (2.0, 10, 5)])
+    fast = simulate(make_config("chunked", 512, detail=False), reqs)
+    exact = simulate(replace(make_config("chunked", 512, detail=False), fast_forward=False), reqs)
+    assert fast.fast_forwarded_steps > 0 and exact.fast_forwarded_steps == 0
+    assert fast == exact
+    assert fast.to_json() == exact.to_json()
+    detailed = simulate(make_config("chunked", 512, detail=True), reqs)
+    detailed_exact = simulate(replace(make_config("chunked", 512, detail=True), fast_forward=False), reqs)
+    assert detailed.fast_forwarded_steps == 0
+    assert detailed.to_json() == detailed_exact.to_json()
+    assert list(detailed.tbt_gaps_s) == list(fast.tbt_gaps_s)  # the run-length-encoded gaps expand to the same
+
+
+request_lists = st.lists(
+    st.tuples(st.floats(0, 3.0, allow_nan=False), st.integers(1, 1500), st.integers(1, 200)), min_size=1,
+    max_size=14,
+).map(lambda xs: make_requests(sorted(xs, key=lambda x: x[0])))
+configs = st.fixed_dictionaries({
+    "policy": st.sampled_from(POLICY_NAMES), "budget": st.sampled_from([16, 64, 512, 4096]),
+    "num_gpu_blocks": st.sampled_from([None, 40, 120, 600]), "block_size": st.sampled_from([1, 8, 16, 32]),
+    "max_num_seqs": st.sampled_from([2, 8, 256]), "allocation": st.sampled_from(["incremental", "reserve"]),
+})
+
+
+def _check_equal(reqs, cfg) -> None:
+    assume(cfg["budget"] >= cfg["block_size"])  # a budget must cover a block (SimConfig refuses it otherwise)
+    config = make_config(detail=False, max_num_steps=50_000, **cfg)
+    try:
+        fast = simulate(config, reqs)
+    except Exception as exc:  # the exact path must fail the same way
+        with pytest.raises(type(exc)):
+            simulate(replace(config, fast_forward=False), reqs)
+        return
+    exact = simulate(replace(config, fast_forward=False), reqs)
+    assert fast == exact
+    assert fast.to_json() == exact.to_json()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reqs=request_lists, cfg=configs)
+def test_generated_workloads_give_identical_traces(reqs, cfg):
+    _check_equal(reqs, cfg)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("CHUNKVIZ_LONG_HYPOTHESIS"),
+                    reason="3,000 examples take minutes: CHUNKVIZ_LONG_HYPOTHESIS=1 pytest -m slow tests/test_fast_forward.py")
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reqs=request_lists, cfg=configs)
+def test_generated_workloads_give_identical_traces_long_run(reqs, cfg):
+    _check_equal(reqs, cfg)

@@ -1,0 +1,32 @@
+"""Texts of the trade-offs page's capacity section (English, 中文)."""
+
+from __future__ import annotations
+
+TEXTS: dict[str, tuple[str, str]] = {
+    "cap.title": ("Capacity: how much load fits within the targets?", "容量：在目标之内能承载多少负载？"),
+    "cap.lesson": (
+        "Engineers usually ask the question the other way round: with my latency targets, how many requests per "
+        "second can this configuration carry? For each scheduling policy and budget the page searches the arrival "
+        "rate (the same requests' lengths, regenerated at each rate with the sidebar's seed) for the highest one "
+        "whose TBT p99 stays within the TBT target and whose median TTFT stays within the TTFT target. "
+        "The command line does the same: `python -m chunkviz capacity --slo-tbt-p99-ms 100 --json`.",
+        "工程师通常反过来问：在我的延迟目标下，这个配置每秒能承载多少请求？页面对每种调度策略和预算搜索到达速率"
+        "（每个速率都用侧边栏的种子重新生成同样长度分布的请求），找出字间延迟 p99 不超过字间延迟目标、首字延迟中位数"
+        "不超过首字延迟目标的最高速率。命令行也能做同样的事：`python -m chunkviz capacity --slo-tbt-p99-ms 100 --json`。"),
+    "cap.toggle": ("Find the capacity of each setting (runs about a hundred simulations)",
+                   "计算每个设置的容量（约需一百次模拟）"),
+    "cap.running": ("Searching the capacity of {setting}…", "正在搜索 {setting} 的容量……"),
+    "cap.axis_budget": ("max_num_batched_tokens", "max_num_batched_tokens"),
+    "cap.axis_qps": ("capacity (requests/s)", "容量（请求/秒）"),
+    "cap.policy.monolithic": ("prefill-first (no chunking)", "预填充优先（不分块）"),
+    "cap.policy.chunked": ("chunked prefill", "分块预填充"),
+    "cap.criterion": ("Criterion: {criterion}. Rates searched from {low:g} to {high:g} requests/s.",
+                      "判据：{criterion}。搜索的速率范围为 {low:g} 到 {high:g} 请求/秒。"),
+    "cap.none": ("{setting}: even {low:g} requests/s misses the targets (or some prompt is refused).",
+                 "{setting}：即使 {low:g} 请求/秒也达不到目标（或有提示词被拒绝）。"),
+    "cap.bound": ("{setting}: at least {high:g} requests/s (the top of the search).",
+                  "{setting}：至少 {high:g} 请求/秒（已达搜索上限）。"),
+    "cap.best": ("Most load within the targets: **{setting}** at about {qps:.1f} requests/s.",
+                 "在目标之内承载负载最多的是 **{setting}**，约 {qps:.1f} 请求/秒。"),
+    "cap.setting": ("{policy} at {budget} tokens", "{policy}，{budget} 个 token"),
+}

@@ -1,0 +1,76 @@
+"""The trade-offs page's capacity section: capacity (requests/s within the SLO) by policy and budget.
+
+Invariant: every bar is the result of one capacity search (chunkviz.analysis.capacity) on the sidebar's workload
+with the page's targets; a policy/budget with no capacity has no bar and says why in a sentence.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from chunkviz.analysis.capacity import CapacityResult, Slo, native_qps
+from chunkviz.analysis.scenario import Scenario
+from chunkviz.errors import SimulationLimitError
+from ui.i18n import t
+from ui.palette import DECODE, PREFILL
+from ui.tradeoffs_runs import capacity
+
+POLICIES = ("monolithic", "chunked")
+BUDGETS_TOKENS = (256, 512, 2048, 8192)
+POLICY_COLORS = {"monolithic": PREFILL, "chunked": DECODE}
+# The search spans 1/8 to 16 times the sidebar's rate: wide enough to bracket both policies on the presets.
+RATE_RANGE = (0.125, 16.0)
+
+
+def _setting(policy: str, budget: int) -> str:
+    return t("cap.setting", policy=t(f"cap.policy.{policy}"), budget=budget)
+
+
+def capacity_figure(results: dict[tuple[str, int], CapacityResult]) -> go.Figure:
+    """Grouped bars: budget on x, one bar per policy; missing capacities are left out."""
+    fig = go.Figure()
+    for policy in POLICIES:
+        xs = [str(b) for b in BUDGETS_TOKENS if results[(policy, b)].capacity_qps is not None]
+        ys = [results[(policy, b)].capacity_qps for b in BUDGETS_TOKENS if results[(policy, b)].capacity_qps is not None]
+        fig.add_bar(x=xs, y=ys, name=t(f"cap.policy.{policy}"), marker_color=POLICY_COLORS[policy],
+                    text=[f"{y:.1f}" for y in ys], textposition="outside")
+    fig.update_layout(barmode="group", height=360, margin={"t": 30, "b": 40}, legend={"orientation": "h"},
+                      xaxis={"title": t("cap.axis_budget"), "type": "category",
+                             "categoryarray": [str(b) for b in BUDGETS_TOKENS]},
+                      yaxis={"title": t("cap.axis_qps")})
+    return fig
+
+
+def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
+    """The section: lesson, an opt-in toggle (it costs about a hundred runs), the chart and its sentences."""
+    st.subheader(t("cap.title"))
+    st.markdown(t("cap.lesson"))
+    if not st.toggle(t("cap.toggle"), key="to_capacity"):
+        return
+    slo = Slo(tbt_p99_s=slo_tbt_s, ttft_p50_s=slo_ttft_s)
+    rate = native_qps(scenario)
+    low, high = rate * RATE_RANGE[0], rate * RATE_RANGE[1]
+    results: dict[tuple[str, int], CapacityResult] = {}
+    bar = st.empty()
+    settings = [(p, b) for p in POLICIES for b in BUDGETS_TOKENS]
+    try:
+        for done, (policy, budget) in enumerate(settings):
+            bar.progress(done / len(settings), text=t("cap.running", setting=_setting(policy, budget)))
+            results[(policy, budget)] = capacity(scenario.with_policy(policy, budget), slo, low, high)
+    except (ValueError, SimulationLimitError) as exc:  # InputError is a ValueError
+        bar.empty()
+        st.error(t("err.config", error=str(exc)))
+        return
+    bar.empty()
+    st.plotly_chart(capacity_figure(results), width="stretch", key="to_fig_capacity")
+    st.caption(t("cap.criterion", criterion=slo.criterion(), low=round(low, 3), high=round(high, 3)))
+    for (policy, budget), result in results.items():
+        if result.capacity_qps is None:
+            st.markdown("- " + t("cap.none", setting=_setting(policy, budget), low=round(low, 3)))
+        elif result.bound_reached:
+            st.markdown("- " + t("cap.bound", setting=_setting(policy, budget), high=round(high, 3)))
+    found = [(r.capacity_qps, key) for key, r in results.items() if r.capacity_qps is not None]
+    if found:
+        qps, (policy, budget) = max(found)
+        st.success(t("cap.best", setting=_setting(policy, budget), qps=qps))
