@@ -77,7 +77,7 @@ def _entry(run: RunState, block_size: int) -> list[tuple[int, int, int]] | None:
     """Per running sequence (first allocation offset, finish offset, blocks held), or None if not steady."""
     ctx = run.ctx
     running, kv = ctx.running, ctx.kv
-    if ctx.waiting or not running or len(running) > ctx.budget_tokens:
+    if ctx.waiting or not running or len(running) > ctx.max_num_batched_tokens:
         return None
     newest = running[-1]  # admissions append, so a prompt still being prefilled is usually last: check it first
     if newest.num_output_tokens == 0 or newest.num_computed_tokens != newest.num_tokens - 1:
