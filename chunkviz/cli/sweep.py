@@ -22,7 +22,7 @@ from chunkviz.errors import InputError
 MAX_POINTS = 4096
 MAX_QPS_SCALE = 1000.0
 # (scenario, SLO targets in ms as simulate takes them) — plain picklable data for the workers
-Job = tuple[Scenario, float | None, float | None]
+Job = tuple[Scenario, float | None, float | None, float | None]  # scenario, TTFT, TBT and e2e SLOs (ms)
 
 
 def simulate_parent() -> argparse.ArgumentParser:
@@ -73,9 +73,10 @@ def grid(args: argparse.Namespace) -> list[tuple[float, int]]:
 
 def run_job(job: Job) -> dict[str, Any]:
     """One point, exactly as `simulate --json` would print it (module-level: it is sent to worker processes)."""
-    scenario, slo_ttft_ms, slo_tbt_ms = job
+    scenario, slo_ttft_ms, slo_tbt_ms, slo_e2e_ms = job
     trace = run_scenario(scenario)
-    out = simulate_cli.summary_dict(trace, argparse.Namespace(slo_ttft_ms=slo_ttft_ms, slo_tbt_ms=slo_tbt_ms))
+    slos = argparse.Namespace(slo_ttft_ms=slo_ttft_ms, slo_tbt_ms=slo_tbt_ms, slo_e2e_ms=slo_e2e_ms)
+    out = simulate_cli.summary_dict(trace, slos)
     out["cost_profile"] = simulate_cli._profile_summary(scenario)
     return out
 
@@ -83,13 +84,14 @@ def run_job(job: Job) -> dict[str, Any]:
 def jobs_for(args: argparse.Namespace, points: list[tuple[float, int]]) -> list[Job]:
     simulate_cli._check_slo("slo-ttft-ms", args.slo_ttft_ms)
     simulate_cli._check_slo("slo-tbt-ms", args.slo_tbt_ms)
+    simulate_cli._check_slo("slo-e2e-ms", args.slo_e2e_ms)
     args.trace_out = None  # metrics-only runs: a sweep never writes per-step traces
     base = simulate_cli.scenario_from_args(args)
     jobs = []
     for scale, budget in points:
         scenario = with_load(base, scale)
         scenario = scenario.with_policy(scenario.scheduler.policy, budget)
-        jobs.append((scenario, args.slo_ttft_ms, args.slo_tbt_ms))
+        jobs.append((scenario, args.slo_ttft_ms, args.slo_tbt_ms, args.slo_e2e_ms))
     return jobs
 
 
