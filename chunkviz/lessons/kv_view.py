@@ -49,9 +49,12 @@ def kv_scenario(base: Scenario, preset: str, num_requests: int, cache: CacheConf
     # A cache of a few hundred blocks cannot run vLLM's 256 sequences anyway; capping says so instead of a note.
     limits = [x for x in (base.scheduler.max_num_seqs, cache.num_gpu_blocks) if x is not None]
     max_seqs = min(limits) if limits else None  # None: the engine's default
+    # The parallel-sampling lesson shows the paper's fork + copy-on-write (vLLM V0); V1's child requests share
+    # only full blocks through the prefix cache and copy nothing.
+    sampling = "v0-fork-cow" if preset == "parallel-sampling" else base.scheduler.parallel_sampling
     return replace(base, workload_preset=preset, explicit_requests=requests, cache=cache, record_detail=True,
                    model=replace(base.model, max_model_len_tokens=max_len),
-                   scheduler=replace(base.scheduler, max_num_seqs=max_seqs))
+                   scheduler=replace(base.scheduler, max_num_seqs=max_seqs, parallel_sampling=sampling))
 
 
 @dataclass(frozen=True, slots=True)
