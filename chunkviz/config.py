@@ -198,7 +198,8 @@ class CostConfig:
     step_overhead_s: float = field(default=0.002, metadata={
         "help": "Fixed time per engine step: launches, sampling, scheduling (costmodel.md §1.4: 1–3 ms)"})
     mbu: float = field(default=0.78, metadata={
-        "help": "Fraction of HBM bandwidth a kernel reaches (vidur A100 linear kernels: about 78%)"})
+        "help": "Fraction of HBM bandwidth attention and lm_head kernels reach (vidur A100 linear kernels: about "
+                "78%); the dense layers use their own fitted value (chunkviz/cost/fitted.py)"})
 
     def __post_init__(self) -> None:
         o = self.step_overhead_s

@@ -74,8 +74,8 @@ def fitted_source(c: DenseConstants, residual_lines: list[str], held_out: dict[s
     body = "\n".join(f"    {name}={value!r}," for name, value in constants_table(c))
     held = "\n".join(f"    {k!r}: ({v.num_points}, {v.median_abs:.4f}, {v.p90_abs:.4f}, {v.worst_abs:.4f}, "
                      f"{v.median_signed:.4f})," for k, v in held_out.items())
-    residuals = "\n".join(f"#   {line}" for line in residual_lines)
-    return f'''"""Fitted constants of the dense kernel model (chunkviz/cost/kernels.py), written by scripts/fit_cost_model.py.
+    residuals = "\n".join(f"    {line}" for line in residual_lines)
+    return f'''"""Fitted constants of the dense kernel model (cost/kernels.py), written by scripts/fit_cost_model.py.
 
 Invariant: regenerated only by that script from chunkviz/data/a100-dense-ops.csv; edit the script, not the numbers.
 

@@ -111,3 +111,15 @@ def test_other_gpus_scale_from_peaks_only():
     speedup_prefill = (dense_layer_s(16384, model, a100, 1, A100_DENSE)
                        / dense_layer_s(16384, model, h100, 1, A100_DENSE))
     assert 2.5 < speedup_prefill <= 989 / 312 + 1e-9
+
+
+@pytest.mark.parametrize("gpu_id", ["a100-80gb", "h100-sxm", "h200", "l40s"])
+def test_dense_time_never_decreases_with_tokens(gpu_id):
+    from chunkviz.cost.public_points import PROFILED_MODELS
+
+    gpu = get_gpu(gpu_id)
+    for model in PROFILED_MODELS:
+        for tp in (1, 2, 4, 8, 16):
+            times = [dense_layer_s(n, model, gpu, tp, A100_DENSE) for n in range(1, 20000, 97)]
+            assert times == sorted(times), (model.model_id, tp)
+            assert times[0] > 0

@@ -41,8 +41,8 @@ def _summaries_by_tp() -> list[tuple[int, ErrorSummary, ErrorSummary]]:
 
 def error_table_markdown() -> str:
     """Median / p90 / worst |error| and signed median per TP, v1 → v2, as a markdown table."""
-    head = (f"| {t('mf.col.tp')} | {t('mf.col.median')} | {t('mf.col.p90')} | {t('mf.col.worst')} "
-            f"| {t('mf.col.signed')} |\n|---|---|---|---|---|\n")
+    cells = [t(f"mf.col.{key}").replace("|", "\\|") for key in ("tp", "median", "p90", "worst", "signed")]
+    head = "| " + " | ".join(cells) + " |\n|---|---|---|---|---|\n"  # a bare | in "|error|" would split a cell
     pct = lambda a, b: f"{a:.1%} → **{b:.1%}**"  # noqa: E731
     rows = [f"| {tp} | {pct(b.median_abs, a.median_abs)} | {pct(b.p90_abs, a.p90_abs)} | "
             f"{pct(b.worst_abs, a.worst_abs)} | {b.median_signed:+.1%} → **{a.median_signed:+.1%}** |"

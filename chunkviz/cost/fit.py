@@ -24,7 +24,8 @@ A100 = GpuSpec("a100-80gb", 312e12, 2.039e12, 80e9, 300e9, "NVIDIA A100 datashee
 # Start of the fit: round numbers read off the data (large GEMMs ~75% of peak, decode GEMMs ~80% of HBM, a few µs
 # per launch); the fit moves every one of them.
 START = DenseConstants(qkv_eff=0.75, o_eff=0.75, up_eff=0.75, down_eff=0.75, m_half_tokens=20.0, k_half=100.0,
-                       gemm_mbu=0.8, blend=4.0, qkv_fixed_s=4e-6, o_fixed_s=4e-6, up_fixed_s=4e-6, down_fixed_s=4e-6, norm_bw=0.4, norm_fixed_s=3e-6, rope_bw=0.4, rope_fixed_s=3e-6,
+                       gemm_mbu=0.8, blend=4.0, qkv_fixed_s=4e-6, o_fixed_s=4e-6, up_fixed_s=4e-6, down_fixed_s=4e-6,
+                       norm_bw=0.4, norm_fixed_s=3e-6, rope_bw=0.4, rope_fixed_s=3e-6,
                        act_bw=0.5, act_fixed_s=2e-6, add_bw=0.5, add_fixed_s=2e-6, elementwise_blend=3.0)
 NUM_ITERATIONS = 60
 

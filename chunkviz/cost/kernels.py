@@ -1,8 +1,9 @@
 """Dense (non-attention) time of one decoder layer, kernel by kernel, on the per-GPU shard of each matrix.
 
-Invariant: every kernel time is a fixed launch cost plus a roofline of what that kernel moves and computes on one
-GPU, so it never decreases when tokens are added; the layer's dense time is the sum of its kernels (they run one
-after another), the same nine kernels that vidur profiles (`vidur/profiling/mlp/mlp_impl.py`).
+Invariant: every kernel time is a roofline of what that kernel moves and computes on one GPU, with a launch cost
+(GEMMs) or a launch-bound floor (the rest), so it never decreases when tokens are added; the layer's dense time is the sum of its kernels (they run one
+after another), the same nine kernels that vidur profiles (`vidur/profiling/mlp/mlp_impl.py`, `GPTBlock`; its
+first residual add runs untimed there, so it is not priced here either: about 1% of a layer).
 
 A GEMM of M tokens × K inputs × N outputs (N or K divided by tensor parallelism, Megatron-style: QKV and MLP-up
 split their outputs, O and MLP-down their inputs) costs soft-max(compute, memory) + fixed, where

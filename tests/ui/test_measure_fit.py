@@ -15,7 +15,7 @@ def test_public_fit_section_draws_chart_and_error_table():
     assert "How good is the cost model? Public A100 measurements" in shown
     assert at.selectbox(key="mf_model").value == "llama-3-8b" and at.selectbox(key="mf_tp").value == "1"
     assert len(at.get("plotly_chart")) == 1  # no own measurement yet: only the public fit is drawn
-    table = next(m.value for m in at.markdown if "median |error|" in m.value)
+    table = next(m.value for m in at.markdown if "median \\|error\\|" in m.value)
     assert table.count("\n| ") == 4  # TP 1, 2, 4, 8
     assert "→ **" in table
     pooled = HELD_OUT["model_id=pooled"]
