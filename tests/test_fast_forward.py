@@ -136,3 +136,15 @@ def test_generated_workloads_give_identical_traces(reqs, cfg):
 @given(reqs=request_lists, cfg=configs)
 def test_generated_workloads_give_identical_traces_long_run(reqs, cfg):
     _check_equal(reqs, cfg)
+
+
+def test_arrivals_absorbed_into_mixed_steps_keep_every_request_result():
+    # Under chunked, an arrival whose whole prompt fits is absorbed into a mixed step without leaving the fast path.
+    # r1's first decode shares a step with r2's whole prompt: that long step is r1's largest gap.
+    reqs = make_requests([(0.0, 100, 200), (0.001, 80, 150), (0.05, 1500, 50), (0.07, 1500, 50), (0.4, 10, 1)])
+    fast = simulate(make_config("chunked", 4096, detail=False), reqs)
+    exact = simulate(replace(make_config("chunked", 4096, detail=False), fast_forward=False), reqs)
+    assert fast.fast_forwarded_steps > 0.9 * fast.num_steps
+    assert fast.requests == exact.requests and fast == exact
+    r1, r2 = fast.requests[2], fast.requests[3]
+    assert r1.max_tbt_s > 2 * fast.tbt_gaps_s[0] and r1.first_token_s < r2.first_token_s
