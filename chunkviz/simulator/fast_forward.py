@@ -193,9 +193,10 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
     n, context, now_s, busy_s, num_steps, k = st.n, st.context, st.now_s, st.busy_s, st.num_steps, st.k
     durations, step_seqs, step_context, ends_s = st.durations, ff.step_seqs, ff.step_context, st.ends_s
     next_finish = finishes[0][0] if finishes else -1
-    fixed_n, (dense_s, head_s, comm_s) = n, ff.fixed_terms(n) if n else (0.0, 0.0, 0.0)
+    dense_s, head_s, comm_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0)
     while n and now_s < next_arrival_s and num_steps < step_limit:  # bounded by the step limit
-        free -= allocs_at[k % bs]
+        allocated = allocs_at[k % bs]
+        free -= allocated
         pairs = context + n
         attn_flops = per_pair * pairs / tp
         compute_s = attn_flops / peak_eff if attn_flops > 0 else 0.0
@@ -220,12 +221,13 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
             context -= final_computed
             n -= 1
             next_finish = finishes[0][0] if finishes else -1
-        if total_blocks - free > peak:
+            if n:
+                dense_s, head_s, comm_s = ff.fixed_terms(n)
+        # The peak is read after the step's frees (as record_step does); only a step that allocated can raise it.
+        if allocated and total_blocks - free > peak:
             peak = total_blocks - free
         num_steps += 1
         k += 1
-        if n != fixed_n and n:
-            fixed_n, (dense_s, head_s, comm_s) = n, ff.fixed_terms(n)
     st.free, st.peak, st.slack, st.n, st.context = free, peak, slack, n, context
     st.now_s, st.busy_s, st.num_steps, st.k = now_s, busy_s, num_steps, k
 
