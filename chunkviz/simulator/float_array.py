@@ -28,6 +28,14 @@ class FloatArray:
         array.flags.writeable = False
         self._array = array
 
+    @classmethod
+    def adopt(cls, array: np.ndarray) -> "FloatArray":
+        """Wrap a float64 array nobody else holds, without the copy (it is made read-only)."""
+        self = cls.__new__(cls)
+        array.flags.writeable = False
+        self._array = array
+        return self
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if dtype is None or np.dtype(dtype) == np.float64:
             return self._array
