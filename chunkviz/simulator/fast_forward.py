@@ -15,6 +15,9 @@ static has a running batch), nobody can be preempted and nobody is admitted. So 
 Under `chunked` (vLLM V1: running requests first, then waiting ones), an arrival whose whole prompt fits the budget
 left after the decodes, a free seat and the slack is absorbed too: that one mixed step (decodes + the whole prompt)
 is priced by the StepCoster itself, the request samples its first token at the step's end and joins the aggregates.
+The rules replayed are chunkviz's own: scheduler.schedule_chunked, sched_common.schedule_running / admit_waiting /
+allocate, apply.apply_plan / _sample_token / _finish, engine.simulate's record_step; they follow vLLM V1's
+Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical. Token gaps of a step are one run (value, count): from the second step on every sequence's
 previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
@@ -25,9 +28,9 @@ sampling (the paged manager), long_prefill_token_threshold, measured cost profil
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import operator
-import heapq
 from dataclasses import dataclass, field
 from typing import Callable
 
