@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from chunkviz.cli.main import main
 from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.simulator.engine import simulate
 from chunkviz.simulator.fast_forward import ALLOWED_POLICIES
+from chunkviz.simulator.float_array import FloatArray, expand_runs
 from chunkviz.workloads.presets import PRESETS
 from tests.helpers import make_config, make_requests
 
@@ -146,3 +148,23 @@ def test_generated_workloads_give_identical_traces(reqs, cfg):
 @given(reqs=request_lists, cfg=configs)
 def test_generated_workloads_give_identical_traces_long_run(reqs, cfg):
     _check_equal(reqs, cfg)
+
+
+def test_arrivals_absorbed_into_mixed_steps_keep_every_request_result():
+    # Under chunked, an arrival whose whole prompt fits is absorbed into a mixed step without leaving the fast path.
+    # r1's first decode shares a step with r2's whole prompt: that long step is r1's largest gap.
+    reqs = make_requests([(0.0, 100, 200), (0.001, 80, 150), (0.05, 1500, 50), (0.07, 1500, 50), (0.4, 10, 1)])
+    fast = simulate(make_config("chunked", 4096, detail=False), reqs)
+    exact = simulate(replace(make_config("chunked", 4096, detail=False), fast_forward=False), reqs)
+    assert fast.fast_forwarded_steps > 0.9 * fast.num_steps
+    assert fast.requests == exact.requests and fast == exact
+    r1, r2 = fast.requests[2], fast.requests[3]
+    assert r1.max_tbt_s > 2 * fast.tbt_gaps_s[0] and r1.first_token_s < r2.first_token_s
+
+
+def test_gap_runs_expand_before_their_position_and_the_array_acts_like_a_tuple():
+    runs = (np.array([0, 0, 2, 3]), np.array([9.0, 8.0, 7.0, 6.0]), np.array([2, 1, 3, 1]))
+    assert expand_runs([1.0, 2.0, 3.0], runs).tolist() == [9.0, 9.0, 8.0, 1.0, 2.0, 7.0, 7.0, 7.0, 3.0, 6.0]
+    gaps = FloatArray([0.5, 0.25])
+    assert gaps == (0.5, 0.25) and (0.5, 0.25) == gaps and gaps != (0.5,) and list(gaps) == [0.5, 0.25]
+    assert len(gaps) == 2 and gaps[1] == 0.25 and hash(gaps) == hash(FloatArray((0.5, 0.25)))

@@ -65,3 +65,22 @@ def test_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, argv, message):
     assert main(["sweep", "--num-requests", "5", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_point_does_not_depend_on_the_workers_blas_threads():
+    # Dask workers run numpy with one BLAS thread; a BLAS dot product over thousands of steps gives other last bits
+    # with more threads, so the metrics must not use one (seen as a differing mfu_mean between executors).
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    argv = [sys.executable, "-m", "chunkviz", "simulate", "--json", "--workload", "long-among-chats",
+            "--num-requests", "1000", "--qps", "8", "--prompt-tokens", "300", "--output-tokens", "128",
+            "--max-num-batched-tokens", "64"]
+    outs = []
+    for threads in ("1", "2"):
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
+        outs.append(subprocess.run(argv, cwd=Path(__file__).resolve().parents[1], env=env, check=True,
+                                   capture_output=True, text=True).stdout)
+    assert json.loads(outs[0])["num_steps"] > 15_000 and outs[0] == outs[1]

@@ -6,6 +6,7 @@ TPOT, queueing) or over every token gap (TBT); an empty sample gives None, never
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
@@ -69,8 +70,13 @@ class Metrics:
 
 
 def _weighted_mean(values: tuple[float, ...], weights: tuple[float, ...]) -> float:
+    """Σ v·w / Σ w with the numerator exactly rounded (math.fsum): np.dot goes through BLAS, whose result depends
+    on its thread count, so a sweep point on a Dask worker (one BLAS thread) would differ in the last bits."""
     total = sum(weights)
-    return float(np.dot(values, weights) / total) if total > 0 else 0.0
+    if total <= 0:
+        return 0.0
+    products = np.multiply(np.asarray(values, dtype=np.float64), np.asarray(weights, dtype=np.float64))
+    return math.fsum(products.tolist()) / total
 
 
 def summarize(trace: Trace, slo_ttft_s: float | None = None, slo_tbt_s: float | None = None,

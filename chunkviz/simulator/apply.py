@@ -69,7 +69,7 @@ class RunState:
         """A tuple in detailed runs (as before); metrics-only runs keep millions of gaps, so a numpy-backed one."""
         if self.config.record_detail:
             return tuple(self.tbt_gaps_s)
-        return FloatArray(expand_runs(self.tbt_gaps_s, self.gap_runs))
+        return FloatArray.adopt(expand_runs(self.tbt_gaps_s, self.gap_runs))  # a fresh array: no copy
 
     def _result(self, rid: int) -> RequestResult:
         r, seqs = self.requests[rid], self.seqs.get(rid, [])

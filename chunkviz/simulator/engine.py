@@ -84,6 +84,12 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     now_s, num_idle_plans = 0.0, 0
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps
     guard = 2 * step_limit + 4 * len(pending) + 16
+
+    def admit_due(t_s: float) -> float:
+        """Admit the arrivals due by t_s (as the loop's head does); the next arrival time."""
+        while pending and pending[0].arrival_s <= t_s:
+            _arrive(config, run, pending.popleft(), emit, t_s)
+        return pending[0].arrival_s if pending else math.inf
     for _ in range(guard):  # bounded; real steps are also capped below
         while pending and pending[0].arrival_s <= now_s:
             _arrive(config, run, pending.popleft(), emit, now_s)
@@ -93,9 +99,9 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             now_s = pending[0].arrival_s  # idle: jump to the next arrival
             continue
         if ff is not None:  # steady decode-only stretch: same results, O(1) work per step
-            ff_end_s = fast_forward.advance(ff, run, now_s, pending[0].arrival_s if pending else math.inf, step_limit)
+            ff_end_s = fast_forward.advance(ff, run, now_s, admit_due, step_limit)
             if ff_end_s is not None:
-                now_s = ff_end_s
+                now_s, num_idle_plans = ff_end_s, 0  # it ran steps, as the exact loop's non-idle plans would
                 continue
         plan = policy(ctx)
         for seq, reason in plan.rejected:

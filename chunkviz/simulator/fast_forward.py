@@ -9,8 +9,15 @@ token fit in the free blocks. Then, until the next arrival is due, no policy in 
 give each running sequence one decode token (checked for each: chunked and monolithic find no waiting request,
 static has a running batch), nobody can be preempted and nobody is admitted. So the state is a few aggregates:
   - n running sequences and their summed context (the step's StepShape is (n, n, context + n, context)),
-  - when each one finishes (all join at the stretch's first step, so a sorted list serves as the heap),
-  - how many of them cross a block boundary at each step (a counter per step modulo block_size).
+  - when each one finishes (a heap of finish steps),
+  - how many of them cross a block boundary at each step (a counter per step modulo block_size),
+  - the slack: free blocks minus the blocks the running sequences will still take up to their last token.
+Under `chunked` (vLLM V1: running requests first, then waiting ones), an arrival whose whole prompt fits the budget
+left after the decodes, a free seat and the slack is absorbed too: that one mixed step (decodes + the whole prompt)
+is priced by the StepCoster itself, the request samples its first token at the step's end and joins the aggregates.
+The rules replayed are chunkviz's own: scheduler.schedule_chunked, sched_common.schedule_running / admit_waiting /
+allocate, apply.apply_plan / _sample_token / _finish, engine.simulate's record_step; they follow vLLM V1's
+Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical. Token gaps of a step are one run (value, count): from the second step on every sequence's
 previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
@@ -21,9 +28,11 @@ sampling (the paged manager), long_prefill_token_threshold, measured cost profil
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import operator
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -31,6 +40,11 @@ from chunkviz.config import SimConfig
 from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster, StepShape
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.kv.counting import CountingKvManager
+from chunkviz.simulator.sequence import SeqState
+
+# One sequence in a stretch: (seq, first decode step, allocation bucket, finish step, blocks held, computed tokens),
+# the last two as of its first decode step.
+Row = tuple[SeqState, int, int, int, int, int]
 
 # Policies whose plan, with nothing waiting and every running sequence decode-ready within the budget, is exactly
 # "one token to each running sequence, in list order". A new policy joins only after checking that (and the
@@ -49,6 +63,10 @@ class FastForward:
     step_context: list[int] = field(default_factory=list)  # summed context (kv_read_tokens) of each fast step
     gap_values_s: list[float] = field(default_factory=list)  # the shared token gap of each non-first fast step
     by_n: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    absorbs_arrivals: bool = False  # chunked only: admissions into a mixed step (see the module docstring)
+    max_num_seqs: int = 0
+    budget_tokens: int = 0
+    mixed_costs: list[tuple[int, float, float]] = field(default_factory=list)  # (step index, MFU, MBU) of mixed steps
 
     @property
     def num_steps(self) -> int:
@@ -70,11 +88,12 @@ def make_fast_forward(config: SimConfig, kv: object, coster: object) -> FastForw
             or config.scheduler.long_prefill_token_threshold != 0
             or type(kv) is not CountingKvManager or type(coster) is not StepCoster):
         return None
-    return FastForward(coster=coster, block_size=kv.block_size)
+    return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=config.scheduler.policy == "chunked",
+                       max_num_seqs=config.scheduler.max_num_seqs, budget_tokens=config.budget_tokens)
 
 
-def _entry(run: RunState, block_size: int) -> list[tuple[int, int, int]] | None:
-    """Per running sequence (first allocation offset, finish offset, blocks held), or None if not steady."""
+def _entry(run: RunState, block_size: int) -> tuple[list[Row], int] | None:
+    """The running sequences as rows, and the slack; None if the state is not steady."""
     ctx = run.ctx
     running, kv = ctx.running, ctx.kv
     if ctx.waiting or not running or len(running) > ctx.max_num_batched_tokens:
@@ -97,35 +116,72 @@ def _entry(run: RunState, block_size: int) -> list[tuple[int, int, int]] | None:
         final_blocks = -(-(request.prompt_tokens + request.output_tokens - 1) // block_size)
         if final_blocks > held:
             need += final_blocks - held
-        rows.append((alloc_offset, request.output_tokens - seq.num_output_tokens - 1, held))
+        rows.append((seq, 0, alloc_offset, request.output_tokens - seq.num_output_tokens - 1, held, computed))
     if need > kv.num_free_blocks():
         return None  # memory could run short: preemption is the exact path's business
-    return rows
+    return rows, kv.num_free_blocks() - need
 
 
-def advance(ff: FastForward, run: RunState, now_s: float, next_arrival_s: float, step_limit: int) -> float | None:
-    """Run steady steps until the next arrival is due, everyone finished or the step limit; the new clock, or None
-    if the state is not steady (then nothing changed)."""
+@dataclass(slots=True)
+class _Stretch:
+    """The aggregates of one stretch (the steady loop copies them into local names while it runs)."""
+
+    rows: list[Row]
+    slack: int
+    free: int
+    peak: int
+    now_s: float
+    busy_s: float
+    num_steps: int
+    n: int
+    context: int
+    allocs_at: list[int]
+    finishes: list[tuple[int, int]]  # heap of (finish step, row index)
+    total_blocks: int
+    durations: list[float]  # the run's step durations (the loop appends to it)
+    ends_s: list[float] = field(default_factory=list)
+    k: int = 0
+
+
+def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[float], float],
+            step_limit: int) -> float | None:
+    """Run steady steps (and, under chunked, absorb arrivals) until the state stops being steady, everyone
+    finished or the step limit; the new clock, or None if the state is not steady (then nothing changed).
+    `admit_due(now_s)` admits the arrivals due by now_s into the waiting queue and returns the next arrival time."""
+    next_arrival_s = admit_due(now_s)
     if now_s >= next_arrival_s or run.num_steps >= step_limit:
         return None
-    rows = _entry(run, ff.block_size)
-    if rows is None:
+    entry = _entry(run, ff.block_size)
+    if entry is None:
         return None
+    st = _start(ff, run, *entry, now_s)
     first_step = run.num_steps
-    ends_s = _loop(ff, run, rows, now_s, next_arrival_s, step_limit)
-    # From the second step on, every sequence's previous token came at the previous step's end: one shared gap per
-    # step (the subtraction the exact loop does), and each sequence's largest is a running maximum of them.
-    shared_gaps_s = list(map(operator.sub, ends_s[1:], ends_s))
-    ff.gap_values_s.extend(shared_gaps_s)
-    prefix_max_s = list(itertools.accumulate(shared_gaps_s, max))
-    _materialize(ff, run, rows, ends_s, prefix_max_s)
-    ff.stretches.append((first_step, len(ends_s), len(run.tbt_gaps_s)))
-    return ends_s[-1]
+    while True:  # bounded: every pass runs at least one step, and steps are capped by step_limit
+        _steady(ff, st, next_arrival_s, step_limit)
+        if not st.n or st.num_steps >= step_limit or not ff.absorbs_arrivals:
+            break
+        next_arrival_s = admit_due(st.now_s)
+        if not _absorb(ff, run, st):
+            break
+    _finish_stretch(ff, run, st, first_step)
+    return st.now_s
 
 
-def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_s: float, next_arrival_s: float,
-          step_limit: int) -> list[float]:
-    """The clock-only loop; returns each step's end time.
+def _start(ff: FastForward, run: RunState, rows: list[Row], slack: int, now_s: float) -> _Stretch:
+    allocs_at = [0] * ff.block_size  # sequences that take a new block at steps k ≡ r (mod block_size)
+    for row in rows:
+        allocs_at[row[2]] += 1
+    finishes = [(row[3], i) for i, row in enumerate(rows)]
+    heapq.heapify(finishes)
+    kv = run.ctx.kv
+    return _Stretch(rows=rows, slack=slack, free=kv.num_free_blocks(), peak=run.peak_blocks_used, now_s=now_s,
+                    busy_s=run.busy_s, num_steps=run.num_steps, n=len(rows),
+                    context=sum(row[5] for row in rows), allocs_at=allocs_at, finishes=finishes,
+                    total_blocks=kv.num_total_blocks, durations=run.step_durations_s)
+
+
+def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: int) -> None:
+    """The clock-only loop over decode-only steps.
 
     One function with local names on purpose: it runs hundreds of thousands of times per large run. It mirrors
     StepCoster.__call__ and _roofline_s term by term for a shape (n, n, context + n, context).
@@ -135,21 +191,15 @@ def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_
     peak_eff = gpu.peak_flops_per_s * ATTENTION_EFFICIENCY
     hbm_mbu = gpu.hbm_bytes_per_s * c.cost.mbu
     per_pair, kv_bytes = c.attn_flops_per_pair, c.kv_bytes_per_token
-    allocs_at = [0] * bs  # sequences that take a new block at steps k ≡ r (mod block_size)
-    for offset, _, _ in rows:
-        allocs_at[offset] += 1
-    finishes = sorted(range(len(rows)), key=lambda i: rows[i][1])  # finish offsets, earliest first
-    finish_k = [rows[i][1] for i in finishes] + [-1]
-    running, kv = run.ctx.running, run.ctx.kv
-    free, total_blocks, peak = kv.num_free_blocks(), kv.num_total_blocks, run.peak_blocks_used
-    n, context = len(running), sum(s.num_computed_tokens for s in running)
-    durations = run.step_durations_s
-    step_seqs, step_context = ff.step_seqs, ff.step_context
-    ends_s: list[float] = []
-    busy_s, num_steps, k, next_finish = run.busy_s, run.num_steps, 0, 0
-    fixed_n, (dense_s, head_s, comm_s) = n, ff.fixed_terms(n)
+    rows, allocs_at, finishes = st.rows, st.allocs_at, st.finishes
+    free, total_blocks, peak, slack = st.free, st.total_blocks, st.peak, st.slack
+    n, context, now_s, busy_s, num_steps, k = st.n, st.context, st.now_s, st.busy_s, st.num_steps, st.k
+    durations, step_seqs, step_context, ends_s = st.durations, ff.step_seqs, ff.step_context, st.ends_s
+    next_finish = finishes[0][0] if finishes else -1
+    dense_s, head_s, comm_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0)
     while n and now_s < next_arrival_s and num_steps < step_limit:  # bounded by the step limit
-        free -= allocs_at[k % bs]
+        allocated = allocs_at[k % bs]
+        free -= allocated
         pairs = context + n
         attn_flops = per_pair * pairs / tp
         compute_s = attn_flops / peak_eff if attn_flops > 0 else 0.0
@@ -162,45 +212,153 @@ def _loop(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], now_
         step_context.append(context)
         ends_s.append(now_s)
         context += n
-        while finish_k[next_finish] == k:
-            i = finishes[next_finish]
-            final_computed = running[i].num_computed_tokens + k + 1
+        while next_finish == k:
+            _, i = heapq.heappop(finishes)
+            _, join_k, bucket, _, held0, computed0 = rows[i]
+            final_computed = computed0 + k - join_k + 1
             held = -(-final_computed // bs)
-            free += held if held > rows[i][2] else rows[i][2]
-            allocs_at[rows[i][0]] -= 1
+            held = held if held > held0 else held0
+            free += held
+            slack += held
+            allocs_at[bucket] -= 1
             context -= final_computed
             n -= 1
-            next_finish += 1
-        if total_blocks - free > peak:
+            next_finish = finishes[0][0] if finishes else -1
+            if n:
+                dense_s, head_s, comm_s = ff.fixed_terms(n)
+        # The peak is read after the step's frees (as record_step does); only a step that allocated can raise it.
+        if allocated and total_blocks - free > peak:
             peak = total_blocks - free
         num_steps += 1
         k += 1
-        if n != fixed_n and n:
-            fixed_n, (dense_s, head_s, comm_s) = n, ff.fixed_terms(n)
-    kv._num_free = free  # the counting manager's own arithmetic, replayed above
-    run.busy_s, run.num_steps, run.peak_blocks_used = busy_s, num_steps, peak
-    return ends_s
+    st.free, st.peak, st.slack, st.n, st.context = free, peak, slack, n, context
+    st.now_s, st.busy_s, st.num_steps, st.k = now_s, busy_s, num_steps, k
 
 
-def _materialize(ff: FastForward, run: RunState, rows: list[tuple[int, int, int]], ends_s: list[float],
+def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
+    """One mixed step under chunked: every decode plus the whole prompt of the one fresh waiting request, exactly as
+    schedule_chunked + apply_plan would run it; False (nothing changed) when that is not what the exact loop does.
+    With nothing waiting (the arrivals were rejected) there is nothing to do and the stretch goes on."""
+    waiting = run.ctx.waiting
+    if not waiting:
+        return True
+    seq = waiting[0]
+    prompt, bs = seq.num_tokens, ff.block_size
+    if (len(waiting) > 1 or seq.num_output_tokens or seq.first_scheduled_s is not None or seq.num_preemptions
+            or st.n + seq.seats_needed > ff.max_num_seqs or prompt > ff.budget_tokens - st.n):
+        return False  # several waiting, a re-admission, no seat, or a prompt that would be chunked
+    output = seq.request.output_tokens
+    blocks = -(-prompt // bs)
+    final_blocks = -(-(prompt + output - 1) // bs)
+    if final_blocks > st.slack:
+        return False  # it would fit now but could run short later
+    cost = ff.coster(StepShape(st.n + prompt, st.n + 1, st.context + st.n + prompt * (prompt + 1) // 2, st.context))
+    start_s, k = st.now_s, st.k
+    st.free -= st.allocs_at[k % bs] + blocks
+    st.slack -= final_blocks
+    st.now_s = start_s + cost.total_s
+    st.busy_s += cost.total_s
+    st.durations.append(cost.total_s)
+    ff.step_seqs.append(st.n)
+    ff.step_context.append(st.context)
+    ff.mixed_costs.append((len(st.durations) - 1, cost.mfu, cost.mbu))
+    st.ends_s.append(st.now_s)
+    st.context += st.n
+    _admit(run, seq, start_s, st.now_s, blocks, bs)
+    if output > 1:
+        row_index = len(st.rows)
+        bucket = (k + 1 + blocks * bs - prompt) % bs
+        st.rows.append((seq, k + 1, bucket, k + output - 1, blocks, prompt))
+        st.allocs_at[bucket] += 1
+        heapq.heappush(st.finishes, (k + output - 1, row_index))
+        st.context += prompt
+        st.n += 1
+    else:  # its only token is the first: it finishes in this step
+        st.free += blocks
+        st.slack += blocks
+    _finish_due(ff, st, k)
+    if st.total_blocks - st.free > st.peak:
+        st.peak = st.total_blocks - st.free
+    st.num_steps += 1
+    st.k = k + 1
+    return True
+
+
+def _finish_due(ff: FastForward, st: _Stretch, k: int) -> None:
+    """The running sequences whose last token comes at step k (the steady loop does the same inline)."""
+    bs, finishes = ff.block_size, st.finishes
+    while finishes and finishes[0][0] == k:
+        _, i = heapq.heappop(finishes)
+        _, join_k, bucket, _, held0, computed0 = st.rows[i]
+        final_computed = computed0 + k - join_k + 1
+        held = max(held0, -(-final_computed // bs))
+        st.free += held
+        st.slack += held
+        st.allocs_at[bucket] -= 1
+        st.context -= final_computed
+        st.n -= 1
+
+
+def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: int, block_size: int) -> None:
+    """admit_waiting + apply_plan + _sample_token for a fresh request whose whole prompt ran in one step."""
+    ctx = run.ctx
+    ctx.waiting.popleft()
+    ctx.admit_counter[0] += 1
+    seq.admit_seq_no = ctx.admit_counter[0]
+    seq.prefix_query_tokens += seq.num_tokens  # no prefix cache here: a query without a hit
+    ctx.kv.num_seq_blocks[seq.key] = blocks
+    seq.kv_capacity_tokens = blocks * block_size
+    seq.num_computed_tokens = seq.num_tokens
+    seq.first_scheduled_s = start_s
+    seq.num_output_tokens += 1
+    seq.num_tokens += 1
+    seq.last_token_s = end_s
+    rid = seq.request.request_id
+    run.first_token_s[rid] = end_s
+    if seq.num_output_tokens >= seq.request.output_tokens:
+        ctx.kv.num_seq_blocks.pop(seq.key)
+        run.finish_s[rid] = end_s
+    # a joiner enters ctx.running when _materialize rebuilds the list from the rows (joiners last)
+
+
+def _finish_stretch(ff: FastForward, run: RunState, st: _Stretch, first_step: int) -> None:
+    """Shared gaps, then every sequence's state, the KV counter and the run's totals, as the exact loop left them."""
+    ends_s = st.ends_s
+    # From the second step on, every decoding sequence's previous token came at the previous step's end: one
+    # shared gap per step (the subtraction the exact loop does); entry sequences take a running maximum of them.
+    shared_gaps_s = list(map(operator.sub, ends_s[1:], ends_s))
+    ff.gap_values_s.extend(shared_gaps_s)
+    prefix_max_s = list(itertools.accumulate(shared_gaps_s, max))
+    _materialize(ff, run, st, shared_gaps_s, prefix_max_s)
+    ff.stretches.append((first_step, len(ends_s), len(run.tbt_gaps_s)))
+    run.ctx.kv._num_free = st.free  # the counting manager's own arithmetic, replayed
+    run.busy_s, run.num_steps, run.peak_blocks_used = st.busy_s, st.num_steps, st.peak
+
+
+def _materialize(ff: FastForward, run: RunState, st: _Stretch, shared_gaps_s: list[float],
                  prefix_max_s: list[float]) -> None:
-    """Write the stretch's outcome back into each SeqState, the KV counter and the results, as the exact loop would."""
-    bs, num_steps = ff.block_size, len(ends_s)
+    """Write the stretch's outcome back into each SeqState and the results; running = survivors, joiners last."""
+    bs, num_steps, ends_s = ff.block_size, len(st.ends_s), st.ends_s
     held_by_seq, gaps, live = run.ctx.kv.num_seq_blocks, run.tbt_gaps_s, []
-    for seq, (_, finish_k, held) in zip(run.ctx.running, rows):
-        gap_s = ends_s[0] - seq.last_token_s  # the first step's gaps differ per sequence, in running order
-        gaps.append(gap_s)
-        top_s = seq.max_gap_s
-        if top_s is None or gap_s > top_s:
-            top_s = gap_s
+    for seq, join_k, _, finish_k, held, _ in st.rows:
         last_k = finish_k if finish_k < num_steps else num_steps - 1
-        if last_k and prefix_max_s[last_k - 1] > top_s:
-            top_s = prefix_max_s[last_k - 1]
+        top_s = seq.max_gap_s
+        if join_k == 0:  # entry sequences: the first step's gaps differ per sequence, in running order
+            gap_s = ends_s[0] - seq.last_token_s
+            gaps.append(gap_s)
+            if top_s is None or gap_s > top_s:
+                top_s = gap_s
+            if last_k and prefix_max_s[last_k - 1] > top_s:
+                top_s = prefix_max_s[last_k - 1]
+        elif last_k >= join_k:  # joiners: shared gaps of steps join_k .. last_k
+            top_s = max(shared_gaps_s[join_k - 1:last_k])
         seq.max_gap_s = top_s
-        seq.num_computed_tokens += last_k + 1
-        seq.num_output_tokens += last_k + 1
-        seq.num_tokens += last_k + 1
-        seq.last_token_s = ends_s[last_k]
+        done = last_k - join_k + 1
+        if done > 0:
+            seq.num_computed_tokens += done
+            seq.num_output_tokens += done
+            seq.num_tokens += done
+            seq.last_token_s = ends_s[last_k]
         if finish_k < num_steps:
             held_by_seq.pop(seq.key, None)
             run.finish_s[seq.request.request_id] = ends_s[finish_k]
@@ -235,6 +393,8 @@ def finalize(ff: FastForward, run: RunState) -> None:
     mfu[is_exact], mbu[is_exact] = run.step_mfu, run.step_mbu  # the exact steps' own StepCost values
     mfu[index] = flops / (total_s * c.gpu.peak_flops_per_s * c.tp)
     mbu[index] = bytes_ / (total_s * c.gpu.hbm_bytes_per_s * c.tp)
+    for step, step_mfu, step_mbu in ff.mixed_costs:  # mixed steps were priced by the StepCoster itself
+        mfu[step], mbu[step] = step_mfu, step_mbu
     run.step_mfu, run.step_mbu = mfu.tolist(), mbu.tolist()
     run.gap_runs = _gap_runs(ff)
     run.num_fast_forwarded_steps = ff.num_steps

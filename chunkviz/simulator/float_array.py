@@ -28,6 +28,14 @@ class FloatArray:
         array.flags.writeable = False
         self._array = array
 
+    @classmethod
+    def adopt(cls, array: np.ndarray) -> "FloatArray":
+        """Wrap a float64 array nobody else holds, without the copy (it is made read-only)."""
+        self = cls.__new__(cls)
+        array.flags.writeable = False
+        self._array = array
+        return self
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if dtype is None or np.dtype(dtype) == np.float64:
             return self._array
@@ -61,19 +69,18 @@ class FloatArray:
 
 
 def expand_runs(exact: Sequence[float], runs: GapRuns | None) -> np.ndarray:
-    """`exact` with every run inserted (see the module invariant), built with a few vectorised passes."""
+    """`exact` with every run inserted (see the module invariant): exact gaps become runs of one, a stable sort by
+    position puts each run before exact[position], and one np.repeat expands them (no other array of full size)."""
     exact_arr = np.array(exact, dtype=np.float64)
     if runs is None or not len(runs[0]):
         return exact_arr
     positions, values, counts = runs
-    num_copies = int(counts.sum())
-    copies_before = np.cumsum(counts) - counts  # run elements placed before each run
-    # Run r starts at out index positions[r] + copies_before[r]; its copies follow one another.
-    run_index = (np.repeat(positions + copies_before, counts)
-                 + np.arange(num_copies, dtype=np.int64) - np.repeat(copies_before, counts))
-    out = np.empty(exact_arr.size + num_copies, dtype=np.float64)
-    is_exact = np.ones(out.size, dtype=bool)
-    is_exact[run_index] = False
-    out[run_index] = np.repeat(values, counts)
-    out[is_exact] = exact_arr
-    return out
+    num_exact = exact_arr.size
+    where = np.concatenate([positions, np.arange(num_exact, dtype=np.int64)])
+    # Among equal positions the runs (kind 0, in recorded order) come before the exact gap (kind 1).
+    kind = np.concatenate([np.zeros(len(positions), dtype=np.int8), np.ones(num_exact, dtype=np.int8)])
+    recorded = np.arange(where.size, dtype=np.int64)  # runs at one position keep the order they were recorded in
+    order = np.lexsort((recorded, kind, where))  # the last key is the primary one
+    all_values = np.concatenate([values, exact_arr])[order]
+    all_counts = np.concatenate([counts, np.ones(num_exact, dtype=np.int64)])[order]
+    return np.repeat(all_values, all_counts)
