@@ -18,7 +18,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "cap.running": ("Searching the capacity of {setting}…", "正在搜索 {setting} 的容量……"),
     "cap.axis_budget": ("max_num_batched_tokens", "max_num_batched_tokens"),
     "cap.axis_qps": ("capacity (requests/s)", "容量（请求/秒）"),
-    "cap.policy.monolithic": ("prefill-first (no chunking)", "预填充优先（不分块）"),
+    "cap.policy.monolithic": ("prefill-first, vLLM V0 (no chunking)", "预填充优先，vLLM V0（不分块）"),
+    "cap.policy.vllm-nochunk": ("vLLM V1, chunking off", "vLLM V1，关闭分块"),
+    "cap.engine_default": ("engine default", "引擎默认值"),
     "cap.policy.chunked": ("chunked prefill", "分块预填充"),
     "cap.criterion": ("Criterion: {criterion}. Rates searched from {low:g} to {high:g} requests/s.",
                       "判据：{criterion}。搜索的速率范围为 {low:g} 到 {high:g} 请求/秒。"),
@@ -29,4 +31,5 @@ TEXTS: dict[str, tuple[str, str]] = {
     "cap.best": ("Most load within the targets: **{setting}** at about {qps:.1f} requests/s.",
                  "在目标之内承载负载最多的是 **{setting}**，约 {qps:.1f} 请求/秒。"),
     "cap.setting": ("{policy} at {budget} tokens", "{policy}，{budget} 个 token"),
+    "cap.setting_default": ("{policy} (budget: engine default, whole prompts)", "{policy}（预算：引擎默认值，整段提示词）"),
 }

@@ -13,31 +13,42 @@ from chunkviz.analysis.capacity import CapacityResult, Slo, native_qps
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.errors import SimulationLimitError
 from ui.i18n import t
-from ui.palette import DECODE, PREFILL
+from ui.palette import DECODE, MIXED, PREFILL
 from ui.tradeoffs_runs import capacity
 
-POLICIES = ("monolithic", "chunked")
 BUDGETS_TOKENS = (256, 512, 2048, 8192)
-POLICY_COLORS = {"monolithic": PREFILL, "chunked": DECODE}
+# Policies that never chunk run at the engine's default budget only: vLLM refuses a budget below max_model_len
+# without chunked prefill (SchedulerConfig._verify_args), so the budget axis means nothing to them.
+POLICY_BUDGETS: dict[str, tuple[int | None, ...]] = {
+    "monolithic": (None,), "vllm-nochunk": (None,), "chunked": BUDGETS_TOKENS}
+POLICY_COLORS = {"monolithic": PREFILL, "vllm-nochunk": MIXED, "chunked": DECODE}
 # The search spans 1/8 to 16 times the sidebar's rate: wide enough to bracket both policies on the presets.
 RATE_RANGE = (0.125, 16.0)
 
 
-def _setting(policy: str, budget: int) -> str:
+def _setting(policy: str, budget: int | None) -> str:
+    if budget is None:
+        return t("cap.setting_default", policy=t(f"cap.policy.{policy}"))
     return t("cap.setting", policy=t(f"cap.policy.{policy}"), budget=budget)
 
 
+def _category(budget: int | None) -> str:
+    return t("cap.engine_default") if budget is None else str(budget)
+
+
 def capacity_figure(results: dict[tuple[str, int], CapacityResult]) -> go.Figure:
-    """Grouped bars: budget on x, one bar per policy; missing capacities are left out."""
+    """Grouped bars: budget on x (non-chunking policies at "engine default"), one bar per policy; missing
+    capacities are left out."""
     fig = go.Figure()
-    for policy in POLICIES:
-        xs = [str(b) for b in BUDGETS_TOKENS if results[(policy, b)].capacity_qps is not None]
-        ys = [results[(policy, b)].capacity_qps for b in BUDGETS_TOKENS if results[(policy, b)].capacity_qps is not None]
+    for policy, budgets in POLICY_BUDGETS.items():
+        found = [b for b in budgets if results[(policy, b)].capacity_qps is not None]
+        xs = [_category(b) for b in found]
+        ys = [results[(policy, b)].capacity_qps for b in found]
         fig.add_bar(x=xs, y=ys, name=t(f"cap.policy.{policy}"), marker_color=POLICY_COLORS[policy],
                     text=[f"{y:.1f}" for y in ys], textposition="outside")
     fig.update_layout(barmode="group", height=360, margin={"t": 30, "b": 40}, legend={"orientation": "h"},
                       xaxis={"title": t("cap.axis_budget"), "type": "category",
-                             "categoryarray": [str(b) for b in BUDGETS_TOKENS]},
+                             "categoryarray": [_category(b) for b in (*BUDGETS_TOKENS, None)]},
                       yaxis={"title": t("cap.axis_qps")})
     return fig
 
@@ -53,7 +64,7 @@ def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
     low, high = rate * RATE_RANGE[0], rate * RATE_RANGE[1]
     results: dict[tuple[str, int], CapacityResult] = {}
     bar = st.empty()
-    settings = [(p, b) for p in POLICIES for b in BUDGETS_TOKENS]
+    settings = [(p, b) for p, budgets in POLICY_BUDGETS.items() for b in budgets]
     try:
         for done, (policy, budget) in enumerate(settings):
             bar.progress(done / len(settings), text=t("cap.running", setting=_setting(policy, budget)))

@@ -79,7 +79,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     run = RunState(config=config, ctx=ctx)
     policy = entry.schedule
     cost_of = make_step_coster(config)
-    ff = fast_forward.make_fast_forward(config, kv, cost_of)
+    ff = fast_forward.make_fast_forward(config, kv, cost_of, ctx.knobs)
     records: list[StepRecord] = []
     now_s, num_idle_plans = 0.0, 0
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps

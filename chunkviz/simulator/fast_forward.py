@@ -37,6 +37,7 @@ from typing import Callable
 import numpy as np
 
 from chunkviz.config import SimConfig
+from chunkviz.simulator.knobs import Knobs
 from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster, StepShape
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.kv.counting import CountingKvManager
@@ -81,7 +82,7 @@ class FastForward:
         return terms
 
 
-def make_fast_forward(config: SimConfig, kv: object, coster: object) -> FastForward | None:
+def make_fast_forward(config: SimConfig, kv: object, coster: object, knobs: Knobs) -> FastForward | None:
     """A FastForward when this run may use it, else None (the exact path does everything)."""
     if (not getattr(config, "fast_forward", True) or config.record_detail or config.cost_profile is not None
             or config.scheduler.policy not in ALLOWED_POLICIES
@@ -89,7 +90,7 @@ def make_fast_forward(config: SimConfig, kv: object, coster: object) -> FastForw
             or type(kv) is not CountingKvManager or type(coster) is not StepCoster):
         return None
     return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=config.scheduler.policy == "chunked",
-                       max_num_seqs=config.scheduler.max_num_seqs, budget_tokens=config.budget_tokens)
+                       max_num_seqs=knobs.max_num_seqs, budget_tokens=knobs.max_num_batched_tokens)
 
 
 def _entry(run: RunState, block_size: int) -> tuple[list[Row], int] | None:
