@@ -1,21 +1,17 @@
 """Measure: real prefill-chunk and decode-step times on this machine, against the roofline, then simulated."""
 
-from dataclasses import replace
-
 import streamlit as st
 
 from chunkviz.cost.profile import CostProfile, profile_to_json
 from chunkviz.measure import DEVICES, ENABLE_HINT, PLAN_NAMES, torch_available
-from chunkviz.analysis.metrics import summarize
-from chunkviz.cost.profiled import compare_to_roofline, measured_step_share
+from chunkviz.cost.profiled import compare_to_roofline
 from ui import charts_measure as charts
 from ui.i18n import labeler, t
 from ui.measure_run import PROFILE_KEY, run_measurement, take_cancel_notice, uploaded_profile
-from ui.page_common import base_scenario, metric_cards
-from ui.runs import trace_or_error
-from ui.url_state import choice, number, stepped_choice
+from ui.measure_sim import show_simulation
+from ui.page_common import base_scenario
+from ui.url_state import choice, number
 
-BUDGETS = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
 st.title(t("me.title"))
 st.markdown(t("me.lesson"))
 base = base_scenario()
@@ -57,35 +53,9 @@ def show_measurements(profile: CostProfile) -> None:
                        mime="application/json", key="me_download", on_click="ignore")
 
 
-def show_simulation(profile: CostProfile) -> None:
-    st.subheader(t("me.sim"))
-    budget = stepped_choice(st, t("me.budget"), BUDGETS, "me_budget", 512)
-    measured = replace(base, cost_profile=profile)
-    st.caption(t("me.applied", scale=base.model.num_layers / profile.model.num_layers,
-                 sim_layers=base.model.num_layers, sim_model=base.model.model_id, layers=profile.model.num_layers,
-                 overhead=base.cost.step_overhead_s * 1e3, gpu=base.gpu.gpu_id))
-    engines = (("monolithic", measured.with_policy("monolithic", None)),
-               ("chunked", measured.with_policy("chunked", int(budget))))
-    traces = {name: trace_or_error(scenario) for name, scenario in engines}
-    if any(trace is None for trace in traces.values()):
-        return
-    reference = None
-    for name, scenario in engines:
-        st.markdown(f"**{t(f'me.eng.{name}', budget=budget)}**")
-        metrics = summarize(traces[name])
-        metric_cards(metrics, reference)
-        reference = reference or metrics
-    st.caption(t("me.delta_note"))
-    last_arrival_s = max((r.arrival_s for r in traces["chunked"].requests), default=0.0)
-    if traces["chunked"].makespan_s > 3 * max(last_arrival_s, 1.0):  # the backlog, not the policy, sets latency
-        st.info(t("me.overloaded", qps=base.workload.qps))
-    share = {name: measured_step_share(scenario.sim_config(), traces[name]) or 0.0 for name, scenario in engines}
-    st.caption(t("me.coverage", mono=share["monolithic"], chunked=share["chunked"]))
-
-
 # No st.stop() below: app.py reports ignored link values after the page has run.
 if profile is not None:
     show_measurements(profile)
-    show_simulation(profile)
+    show_simulation(base, profile)
 elif source == "run":
     st.info(t("me.no_profile"))
