@@ -11,7 +11,6 @@ from dataclasses import dataclass
 # Priority classes (the article's "per-class SLO"): 0 is interactive chat, 1 is offline batch.
 PRIORITY_INTERACTIVE = 0
 PRIORITY_BATCH = 1
-PRIORITY_NAMES = {PRIORITY_INTERACTIVE: "interactive", PRIORITY_BATCH: "batch"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,13 +44,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Simulate, then print JSON or a table; returns the exit status 0 (errors raise InputError)."""
     refs = PRESETS[args.preset] if args.preset else parse_refs(args.refs)
-    conventions = {"clock_ref_bit_on_load": args.clock_ref_bit_on_load == 1, "lfu_tie_break": args.lfu_tie_break}
-    result = simulate_paging(args.algorithm, refs, args.frames, **conventions)  # type: ignore[arg-type]
+    bit, tie = args.clock_ref_bit_on_load == 1, args.lfu_tie_break
+    result = simulate_paging(args.algorithm, refs, args.frames, clock_ref_bit_on_load=bit, lfu_tie_break=tie)
     # Computed before printing anything, so a bad --curve fails cleanly with no half-written output.
     curve = None
     if args.curve is not None:
         check_frames(args.curve, "--curve")
-        curve = faults_curve(args.algorithm, refs, args.curve, **conventions)  # type: ignore[arg-type]
+        curve = faults_curve(args.algorithm, refs, args.curve, clock_ref_bit_on_load=bit, lfu_tie_break=tie)
     if args.json:
         payload = result.to_dict()
         if curve is not None:

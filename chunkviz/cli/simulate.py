@@ -9,7 +9,6 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -144,10 +143,6 @@ def load_trace_requests(args: argparse.Namespace) -> tuple[Request, ...] | None:
     loaded = load_trace(args.trace, args.trace_format, name=args.trace.name)
     return select(loaded.requests, time_window_s=_time_window(args.time_window), rate_scale=args.rate_scale,
                   sample=args.sample, seed=args.seed)
-
-
-def _dist(d: Any) -> dict[str, Any]:
-    return asdict(d)
 
 
 def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
