@@ -9,40 +9,45 @@ from __future__ import annotations
 
 import heapq
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any
 
 from chunkviz.replacement.base import Convention, Replacer, Usage, use_all, used_again
 
 Rank = tuple[int, ...]
+# A rank function reads a Usage, or the replacer's own mutable copy of one (a list in the same field order, updated
+# in place on every use so the prefix-cache study allocates nothing per hit); hence indices, not field names.
+UsageRow = Sequence[Any]
+LOADED_AT, LAST_USED_AT, USES, NEXT_USE_AT, IS_WORTHLESS = range(5)  # Usage's field order
 
 
-def fifo_rank(usage: Usage) -> Rank:
+def fifo_rank(u: UsageRow) -> Rank:
     """FIFO: the content loaded first leaves first; a use changes nothing."""
-    return (0, usage.last_used_at) if usage.is_worthless else (1, usage.loaded_at)
+    return (0, u[LAST_USED_AT]) if u[IS_WORTHLESS] else (1, u[LOADED_AT])
 
 
-def lfu_rank(tie_break: str) -> Callable[[Usage], Rank]:
+def lfu_rank(tie_break: str) -> Callable[[UsageRow], Rank]:
     """LFU: fewest uses since loaded leaves first; ties to the one loaded first (fifo) or used least recently (lru)."""
-    tie_field = 0 if tie_break == "fifo" else 1  # Usage[0] is loaded_at, Usage[1] last_used_at
+    tie = LOADED_AT if tie_break == "fifo" else LAST_USED_AT
 
-    def rank(usage: Usage) -> Rank:
-        return (0, usage[1]) if usage[4] else (1, usage[2], usage[tie_field])  # [2] uses, [4] is_worthless
+    def rank(u: UsageRow) -> Rank:
+        return (0, u[LAST_USED_AT]) if u[IS_WORTHLESS] else (1, u[USES], u[tie])
     return rank
 
 
-def lru_rank(usage: Usage) -> Rank:
+def lru_rank(u: UsageRow) -> Rank:
     """LRU: the key used least recently leaves first. is_worthless is ignored on purpose: vLLM's free queue
     (FreeKVCacheBlockQueue, vllm/v1/core/kv_cache_utils.py) is one queue with no separate class for empty blocks."""
-    return (usage.last_used_at,)
+    return (u[LAST_USED_AT],)
 
 
-def opt_rank(usage: Usage) -> Rank:
+def opt_rank(u: UsageRow) -> Rank:
     """OPT (Belady): never used again leaves first, then the furthest next use; ties to the one loaded first."""
-    if usage.is_worthless:
-        return (0, usage.last_used_at)
-    if usage.next_use_at is None:
-        return (1, 0, usage.loaded_at)
-    return (2, -usage.next_use_at, usage.loaded_at)
+    if u[IS_WORTHLESS]:
+        return (0, u[LAST_USED_AT])
+    if u[NEXT_USE_AT] is None:
+        return (1, 0, u[LOADED_AT])
+    return (2, -u[NEXT_USE_AT], u[LOADED_AT])
 
 
 class RankedReplacer:
@@ -56,54 +61,69 @@ class RankedReplacer:
     Either way the victim is the same; the ordered dict only saves the heap's log n where it is not needed.
     """
 
-    def __init__(self, rank: Callable[[Usage], Rank]) -> None:
+    def __init__(self, rank: Callable[[UsageRow], Rank]) -> None:
         self._rank_of = rank
-        self._live: OrderedDict[Hashable, tuple[Rank, int, Usage]] = OrderedDict()  # key -> (rank, seq_no, usage)
+        # key -> [rank, seq_no, usage row]; mutable so that a use updates it in place
+        self._live: OrderedDict[Hashable, list[Any]] = OrderedDict()
         self._heap: list[tuple[Rank, int, Hashable]] | None = None
         self._max_rank: Rank = ()  # the greatest rank put so far; () sorts before every rank
         self._seq_no = 0
 
     def put(self, key: Hashable, usage: Usage) -> None:
-        self._place(key, self._rank_of(usage), usage)
+        row = list(usage)
+        self._place(key, self._rank_of(row), row)
 
-    def _place(self, key: Hashable, rank: Rank, usage: Usage) -> None:
+    def _place(self, key: Hashable, rank: Rank, row: list[Any]) -> None:
         live_of = self._live
         live = live_of.get(key)
         if live is not None and live[0] == rank:
-            live_of[key] = (rank, live[1], usage)  # same rank (a FIFO hit): same place in the order
+            live[2] = row  # same rank (a FIFO hit): same place in the order
             return
         heap = self._heap
         if heap is None and rank < self._max_rank:  # the first put out of order: from now on, a heap
             # The ordered dict is sorted, so as a list it is already a valid heap.
             self._heap = heap = [(r, n, k) for k, (r, n, _) in live_of.items()]
-        self._seq_no = seq_no = self._seq_no + 1
-        live_of[key] = (rank, seq_no, usage)
+        self._seq_no += 1
+        live_of[key] = [rank, self._seq_no, row]
         if heap is None:
             self._max_rank = rank
             live_of.move_to_end(key)
             return
-        heapq.heappush(heap, (rank, seq_no, key))
+        heapq.heappush(heap, (rank, self._seq_no, key))
         if len(heap) > 4 * len(live_of) + 1024:  # drop stale entries: memory tracks residents, not uses
             self._heap = [(r, n, k) for k, (r, n, _) in live_of.items()]
             heapq.heapify(self._heap)
 
     def touch(self, key: Hashable, now: int, next_use_at: int | None = None) -> None:
-        self.put(key, used_again(self._live[key][2], now, next_use_at))
+        self.put(key, used_again(self.usage(key), now, next_use_at))
 
     def touch_all(self, keys: Iterable[Hashable], now: int) -> int:
-        """base.use_all with the Usage built inline: the prefix-cache study runs this once per block per request
-        (millions of times on an uploaded trace), where each extra call per block costs seconds."""
-        live_of, rank_of, place = self._live, self._rank_of, self._place
-        new = tuple.__new__  # builds the Usage in C: the NamedTuple's own __new__ is Python code
+        """base.use_all inlined, updating rows in place: the prefix-cache study runs this once per block per
+        request (millions of times on an uploaded trace), where each call or allocation per block costs seconds."""
+        live_of, rank_of, place, move_to_end = self._live, self._rank_of, self._place, self._live.move_to_end
         for key in keys:
             now += 1
             live = live_of.get(key)
             if live is None:
-                usage = new(Usage, (now, now, 1, None, False))
-            else:  # fields: loaded_at, last_used_at, uses, next_use_at, is_worthless
-                old = live[2]
-                usage = new(Usage, (old[0], now, old[2] + 1, None, old[4]))
-            place(key, rank_of(usage), usage)
+                row: list[Any] = [now, now, 1, None, False]
+                rank = rank_of(row)
+                if self._heap is None and rank >= self._max_rank:  # _place's in-order path; a new key goes last
+                    self._max_rank, self._seq_no = rank, self._seq_no + 1
+                    live_of[key] = [rank, self._seq_no, row]
+                else:
+                    place(key, rank, row)
+                continue
+            row = live[2]
+            row[LAST_USED_AT], row[USES], row[NEXT_USE_AT] = now, row[USES] + 1, None
+            rank = rank_of(row)
+            if rank == live[0]:
+                continue  # a FIFO hit: same place
+            if self._heap is None and rank >= self._max_rank:
+                self._max_rank, self._seq_no = rank, self._seq_no + 1
+                live[0], live[1] = rank, self._seq_no
+                move_to_end(key)
+            else:
+                place(key, rank, row)
         return now
 
     def discard(self, key: Hashable) -> None:
@@ -139,7 +159,7 @@ class RankedReplacer:
         return [key for key, _ in sorted(self._live.items(), key=lambda item: item[1][:2])]
 
     def usage(self, key: Hashable) -> Usage:
-        return self._live[key][2]
+        return Usage(*self._live[key][2])
 
     def __contains__(self, key: object) -> bool:
         return key in self._live
