@@ -6,7 +6,7 @@ Invariant: the queue holds exactly the blocks whose ref count is 0; `pop` return
 A block enters with what the rule may know of it: loaded_at = when its content was cached (cached_seq_no),
 last_used_at = when it was freed (push order), uses = its prefix hits, and is_worthless for a block that holds no
 cached content. LRU follows vLLM's single queue (freed blocks join the tail, allocation takes the head; see
-replacement.rules.lru_rank), so a cached block near the head dies before an empty block near the tail, exactly as in
+replacement.ranked.lru_rank), so a cached block near the head dies before an empty block near the tail, exactly as in
 vLLM; FIFO and LFU take empty blocks first and then rank cached blocks by their own rule, LFU's ties going to the
 block freed longest ago.
 """
