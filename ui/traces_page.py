@@ -21,6 +21,7 @@ from chunkviz.workloads.select import select
 from ui import charts_traces as charts
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario, metric_cards
+from ui.plain import md_escape
 from ui.runs import trace_or_error
 from ui.url_state import choice, number, stepped_choice
 from ui.widgets import MAX_UI_REQUESTS
@@ -61,12 +62,12 @@ def pick_source() -> tuple[Source, TraceLoad]:
             if outcome.error is None:
                 picked = (upload.getvalue(), wanted, upload.name)
             else:
-                st.error(t("rt.bad_upload", name=upload.name, error=outcome.error))
+                st.error(t("rt.bad_upload", name=md_escape(upload.name), error=md_escape(outcome.error)))
                 st.info(t("rt.fallback"))
     load = load_source(*picked, OPTIONS).load
-    st.caption(t("rt.loaded", name=picked[2], n=len(load.requests), fmt=load.trace_format))
+    st.caption(t("rt.loaded", name=md_escape(picked[2]), n=len(load.requests), fmt=load.trace_format))
     if load.notes:
-        st.info("\n".join(f"- {t('rt.note', note=note)}" for note in load.notes))
+        st.info("\n".join(f"- {t('rt.note', note=md_escape(note))}" for note in load.notes))
     return picked, load
 
 
@@ -86,7 +87,7 @@ def pick_requests(load: TraceLoad) -> tuple[tuple[float, float] | None, tuple[Re
     try:
         in_window = select(load.requests, window_s)
     except InputError as exc:
-        st.warning(t("rt.bad_select", error=str(exc)))
+        st.warning(t("rt.bad_select", error=md_escape(exc)))
         window_s, in_window = None, load.requests
     requests = select(in_window, None, float(rate), int(sample), int(seed))
     if len(requests) < len(in_window):
@@ -104,7 +105,7 @@ def replay(requests: tuple[Request, ...], labels: dict[str, str]) -> None:
     if not base.cache.enable_prefix_caching:  # prompt contents matter only to a prefix cache; smaller keys hash faster
         requests = tuple(replace(r, segments=None) for r in requests)
     base = replace(base, explicit_requests=requests, record_detail=False)  # no snapshots: 3x faster
-    st.caption(t("rt.replay_note", model=base.model.model_id, gpu=base.gpu.gpu_id))
+    st.caption(t("rt.replay_note", model=md_escape(base.model.model_id), gpu=md_escape(base.gpu.gpu_id)))
     trace_mono = trace_or_error(base.with_policy("monolithic", None))
     trace_chunked = trace_or_error(base.with_policy("chunked", int(budget)))
     if trace_mono is None or trace_chunked is None:
