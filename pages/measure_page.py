@@ -1,23 +1,20 @@
 """Measure: real prefill-chunk and decode-step times on this machine, against the roofline, then simulated; and the
 cost model against the public A100 measurements it is fitted to (ui/measure_fit.py)."""
 
-from dataclasses import replace
-
 import streamlit as st
 
 from chunkviz.cost.profile import CostProfile, profile_to_json
 from chunkviz.measure import DEVICES, ENABLE_HINT, PLAN_NAMES, torch_available
-from chunkviz.analysis.metrics import summarize
-from chunkviz.cost.profiled import compare_to_roofline, measured_step_share
+from chunkviz.cost.profiled import compare_to_roofline
 from ui import charts_measure as charts
 from ui.i18n import labeler, t
 from ui.measure_fit import show_public_fit
 from ui.measure_run import PROFILE_KEY, run_measurement, take_cancel_notice, uploaded_profile
-from ui.page_common import base_scenario, metric_cards
-from ui.runs import trace_or_error
-from ui.url_state import choice, number, stepped_choice
+from ui.measure_sim import show_simulation
+from ui.page_common import base_scenario
+from ui.plain import md_escape
+from ui.url_state import choice, number
 
-BUDGETS = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
 st.title(t("me.title"))
 st.markdown(t("me.lesson"))
 base = base_scenario()
@@ -43,12 +40,14 @@ else:
 def show_measurements(profile: CostProfile) -> None:
     st.subheader(t("me.measured"))
     m, versions, hw = profile.model, dict(profile.versions), profile.hardware
-    st.caption(t("me.about", device=profile.device_name, dtype=profile.dtype, model=m.model_id, layers=m.num_layers,
+    st.caption(t("me.about", device=md_escape(profile.device_name), dtype=md_escape(profile.dtype),
+                 model=md_escape(m.model_id), layers=m.num_layers,
                  hidden=m.hidden_size, heads=m.num_heads, kv=m.num_kv_heads, inter=m.intermediate_size,
                  vocab=m.vocab_size, torch=versions.get("torch", "?"), diff=profile.check_max_abs_diff,
                  tol=profile.check_tolerance, repeats=profile.num_repeats, warmup=profile.num_warmup,
                  method=profile.timing_method))
-    st.caption(t("me.hw", source=hw.source, tflops=hw.peak_flops_per_s / 1e12, gbs=hw.hbm_bytes_per_s / 1e9))
+    st.caption(t("me.hw", source=md_escape(hw.source), tflops=hw.peak_flops_per_s / 1e12,
+                 gbs=hw.hbm_bytes_per_s / 1e9))
     rows = compare_to_roofline(profile)
     labels = {key: t(f"me.lbl.{key}") for key in charts.LABEL_KEYS}
     st.plotly_chart(charts.comparison_figure(rows, labels), width="stretch", key="me_chart")
@@ -59,36 +58,10 @@ def show_measurements(profile: CostProfile) -> None:
                        mime="application/json", key="me_download", on_click="ignore")
 
 
-def show_simulation(profile: CostProfile) -> None:
-    st.subheader(t("me.sim"))
-    budget = stepped_choice(st, t("me.budget"), BUDGETS, "me_budget", 512)
-    measured = replace(base, cost_profile=profile)
-    st.caption(t("me.applied", scale=base.model.num_layers / profile.model.num_layers,
-                 sim_layers=base.model.num_layers, sim_model=base.model.model_id, layers=profile.model.num_layers,
-                 overhead=base.cost.step_overhead_s * 1e3, gpu=base.gpu.gpu_id))
-    engines = (("monolithic", measured.with_policy("monolithic", None)),
-               ("chunked", measured.with_policy("chunked", int(budget))))
-    traces = {name: trace_or_error(scenario) for name, scenario in engines}
-    if any(trace is None for trace in traces.values()):
-        return
-    reference = None
-    for name, scenario in engines:
-        st.markdown(f"**{t(f'me.eng.{name}', budget=budget)}**")
-        metrics = summarize(traces[name])
-        metric_cards(metrics, reference)
-        reference = reference or metrics
-    st.caption(t("me.delta_note"))
-    last_arrival_s = max((r.arrival_s for r in traces["chunked"].requests), default=0.0)
-    if traces["chunked"].makespan_s > 3 * max(last_arrival_s, 1.0):  # the backlog, not the policy, sets latency
-        st.info(t("me.overloaded", qps=base.workload.qps))
-    share = {name: measured_step_share(scenario.sim_config(), traces[name]) or 0.0 for name, scenario in engines}
-    st.caption(t("me.coverage", mono=share["monolithic"], chunked=share["chunked"]))
-
-
 # No st.stop() below: app.py reports ignored link values after the page has run.
 if profile is not None:
     show_measurements(profile)
-    show_simulation(profile)
+    show_simulation(base, profile)
 elif source == "run":
     st.info(t("me.no_profile"))
 show_public_fit()

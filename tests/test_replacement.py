@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkviz.replacement import RULES, ClockReplacer, Convention, Usage, make_replacer
-from chunkviz.replacement.rules import fifo_rank, lfu_rank, lru_rank, opt_rank
+from chunkviz.replacement.ranked import fifo_rank, lfu_rank, lru_rank, opt_rank
 
 RANKS = {"fifo": fifo_rank, "lru": lru_rank, "lfu": lfu_rank("lru"), "opt": opt_rank}
 

@@ -50,11 +50,6 @@ def all_keys() -> tuple[str, ...]:
     return tuple(_texts())
 
 
-def pair_of(key: str) -> tuple[str, str] | None:
-    """The (English, 中文) pair of a key, or None."""
-    return _texts().get(key)
-
-
 def current_lang() -> str:
     import streamlit as st
 

@@ -20,7 +20,7 @@ from chunkviz.simulator.trace import Trace
 from ui import charts_kv as charts
 from ui.explain import explain_step
 from ui.i18n import current_lang, labeler, t
-from ui.page_common import base_scenario
+from ui.page_common import base_scenario, finite
 from ui.text_kv import table_records
 from ui.url_state import choice, choice_parser, number, publish, seed, stepped_choice
 
@@ -59,7 +59,7 @@ def derived(scenario, other, _trace, _other_trace):
 
 
 def _ms(m: Metrics) -> str:
-    if m.ttft_s.mean is None:
+    if finite(m.ttft_s.mean) is None:
         return "–"
     v = m.ttft_s.mean * 1e3
     return t("kv.ms", v=f"{v:.1f}" if v < 100 else f"{v:.0f}")  # short enough for six cards in a row

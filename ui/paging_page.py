@@ -15,6 +15,7 @@ from chunkviz.lessons.paging_bridge import (REF_PRESETS, compare_algorithms, cou
                                             preset_refs, refs_text, slot_grid, visible_window)
 from ui import charts_paging as charts
 from ui.i18n import labeler, t
+from ui.plain import md_escape
 from ui.text_paging import log_rows, order_markdown, reason
 from ui.url_state import choice, choice_parser, int_parser, publish, seed, stepped_choice, widget_key
 
@@ -81,7 +82,7 @@ def reference_input() -> tuple[int, ...]:
     for key in ("pr_preset", "pr_refs", "pr_seed"):
         publish(key)
     if error:
-        st.error(t("pr.bad_refs", error=error, refs=refs_text(refs)))
+        st.error(t("pr.bad_refs", error=md_escape(error), refs=md_escape(refs_text(refs))))
     return refs
 
 

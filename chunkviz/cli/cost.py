@@ -6,7 +6,6 @@ Invariant: the printed terms add up to total_s (dense_per_layer_s is dense_s / l
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -14,9 +13,10 @@ from typing import Any
 
 from chunkviz.cli.simulate import _read_spec  # the same size-checked reader `simulate --model-spec` uses
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
-from chunkviz.config import CostConfig
+from chunkviz.config import CostConfig, tensor_parallel_problem
 from chunkviz.cost.roofline import shape_of, step_cost
 from chunkviz.errors import InputError
+from chunkviz.inputs import strict_dumps
 
 MAX_TOKENS = 1_000_000
 MAX_BATCH = 100_000
@@ -54,16 +54,20 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--context-tokens needs --prefill-tokens (it is the cache before that chunk)")
     if args.tensor_parallel < 1 or args.tensor_parallel > 64:
         raise InputError(f"--tensor-parallel must be between 1 and 64, got {args.tensor_parallel}")
+    spec = args.model_spec
+    model = model_from_hf_config(_read_spec(spec, "--model-spec")) if spec else get_model(args.model)
+    gpu = gpu_from_json(_read_spec(args.gpu_spec, "--gpu-spec")) if args.gpu_spec else get_gpu(args.gpu)
+    problem = tensor_parallel_problem(model, args.tensor_parallel)
+    if problem:
+        raise InputError(f"--{problem.replace('tensor_parallel=', 'tensor-parallel ', 1)}")
     chunks = ((args.prefill_tokens, args.context_tokens),) if args.prefill_tokens else ()
     shape = shape_of(chunks, (args.decode_context,) * args.decode_batch)
-    model = model_from_hf_config(_read_spec(args.model_spec)) if args.model_spec else get_model(args.model)
-    gpu = gpu_from_json(_read_spec(args.gpu_spec)) if args.gpu_spec else get_gpu(args.gpu)
     cost = step_cost(shape, model, gpu, CostConfig(args.step_overhead_ms / 1e3), args.tensor_parallel)
     out = asdict(cost)
     out.update(num_tokens=shape.num_tokens, attention_pairs=shape.attention_pairs, model=model.model_id,
                gpu=gpu.gpu_id, dense_per_layer_s=cost.dense_s / model.num_layers, gated_mlp=model.is_gated_mlp)
     if args.json:
-        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        sys.stdout.write(strict_dumps(out, sort_keys=True) + "\n")
     else:
         for key in ("dense_s", "dense_per_layer_s", "attention_s", "lm_head_s", "communication_s", "overhead_s",
                     "total_s"):

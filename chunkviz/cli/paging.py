@@ -6,7 +6,6 @@ Invariant: bad input raises InputError (a ValueError) before any output, so the 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from chunkviz.lessons.paging import (
@@ -21,6 +20,7 @@ from chunkviz.lessons.paging import (
     parse_refs,
     simulate_paging,
 )
+from chunkviz.inputs import strict_dumps
 
 
 def register(subparsers: Any) -> None:
@@ -44,20 +44,20 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Simulate, then print JSON or a table; returns the exit status 0 (errors raise InputError)."""
     refs = PRESETS[args.preset] if args.preset else parse_refs(args.refs)
-    conventions = {"clock_ref_bit_on_load": args.clock_ref_bit_on_load == 1, "lfu_tie_break": args.lfu_tie_break}
-    result = simulate_paging(args.algorithm, refs, args.frames, **conventions)  # type: ignore[arg-type]
+    bit, tie = args.clock_ref_bit_on_load == 1, args.lfu_tie_break
+    result = simulate_paging(args.algorithm, refs, args.frames, clock_ref_bit_on_load=bit, lfu_tie_break=tie)
     # Computed before printing anything, so a bad --curve fails cleanly with no half-written output.
     curve = None
     if args.curve is not None:
         check_frames(args.curve, "--curve")
-        curve = faults_curve(args.algorithm, refs, args.curve, **conventions)  # type: ignore[arg-type]
+        curve = faults_curve(args.algorithm, refs, args.curve, clock_ref_bit_on_load=bit, lfu_tie_break=tie)
     if args.json:
         payload = result.to_dict()
         if curve is not None:
             payload["curve"] = [{"frames": frames, "faults": faults} for frames, faults in curve]
             anomaly = find_belady_anomaly(curve)
             payload["belady_anomaly"] = list(anomaly) if anomaly else None
-        print(json.dumps(payload))
+        print(strict_dumps(payload))
         return 0
     print("\n".join(_table_lines(result)))
     if curve is not None:

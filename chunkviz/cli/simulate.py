@@ -6,10 +6,8 @@ Invariant: flags map one-to-one onto Scenario fields; JSON keys named by the iss
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +17,11 @@ from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, PARALLEL_SAMPLING
 from chunkviz.analysis.goodput import Slo, goodput
 from chunkviz.simulator.engine import knob_notes, resolve_knobs
 from chunkviz.simulator.policies.registry import POLICY_NAMES
-from chunkviz.cost.profile import profile_from_json
+from chunkviz.cost.profile import MAX_PROFILE_BYTES, profile_from_json
 from chunkviz.simulator.kv.setup import num_gpu_blocks
 from chunkviz.analysis.metrics import summarize
 from chunkviz.errors import InputError
+from chunkviz.inputs import read_bounded, strict_dumps
 from chunkviz.workloads.presets import PRESETS
 from chunkviz.request import Request
 from chunkviz.analysis.scenario import Scenario, run_scenario
@@ -104,18 +103,19 @@ def _add_cache_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-gpu-blocks", type=int, default=None)
 
 
-def _read_spec(path: Path) -> bytes:
-    if path.stat().st_size > MAX_SPEC_BYTES:
-        raise ValueError(f"{path} is larger than {MAX_SPEC_BYTES} bytes")
-    return path.read_bytes()
+def _read_spec(path: Path, what: str, max_bytes: int = MAX_SPEC_BYTES) -> bytes:
+    # The input gate: size checked before reading (stat for files, a bounded read for /dev/zero and pipes).
+    return read_bounded(path, max_bytes, what)
 
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
     policy = args.policy
     if policy is None:
         policy = "vllm-nochunk" if args.enable_chunked_prefill is False else "chunked"
-    model = model_from_hf_config(_read_spec(args.model_spec)) if args.model_spec else get_model(args.model)
-    gpu = gpu_from_json(_read_spec(args.gpu_spec)) if args.gpu_spec else get_gpu(args.gpu)
+    spec = args.model_spec
+    model = model_from_hf_config(_read_spec(spec, "--model-spec")) if spec else get_model(args.model)
+    gpu = gpu_from_json(_read_spec(args.gpu_spec, "--gpu-spec")) if args.gpu_spec else get_gpu(args.gpu)
+    profile = profile_from_json(_read_spec(args.profile, "--profile", MAX_PROFILE_BYTES)) if args.profile else None
     workload = WorkloadSpec(
         num_requests=args.num_requests, qps=args.qps, arrival=args.arrival, burstiness_cv=args.burstiness_cv,
         prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens, length_dist=args.length_dist,
@@ -135,8 +135,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
                     record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
-                    cost_profile=profile_from_json(_read_spec(args.profile)) if args.profile else None,
-                    fast_forward=getattr(args, "fast_forward", True))
+                    cost_profile=profile, fast_forward=getattr(args, "fast_forward", True))
 
 
 def _time_window(text: str | None) -> tuple[float, float] | None:
@@ -159,10 +158,6 @@ def load_trace_requests(args: argparse.Namespace) -> tuple[Request, ...] | None:
     loaded = load_trace(args.trace, args.trace_format, name=args.trace.name)
     return select(loaded.requests, time_window_s=_time_window(args.time_window), rate_scale=args.rate_scale,
                   sample=args.sample, seed=args.seed)
-
-
-def _dist(d: Any) -> dict[str, Any]:
-    return asdict(d)
 
 
 def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
@@ -208,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     if args.trace_out is not None:
         args.trace_out.write_text(trace.to_json())
     if args.json:
-        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        sys.stdout.write(strict_dumps(out, sort_keys=True) + "\n")
         return 0
     sys.stdout.write(_table(out))
     return 0

@@ -8,13 +8,12 @@ reserved + free == capacity, reserved == used + internal fragmentation, external
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Sequence
 
 from chunkviz.errors import InputError
 from chunkviz.request import Request
 from chunkviz.simulator.trace import StepRecord, Trace
 
-ReserveMode = Literal["max_model_len", "prompt_plus_output"]
 # max_model_len: what pre-paging servers did (the output length is unknown at admission, so reserve the maximum).
 # prompt_plus_output: an oracle that knows each output length in advance; the best a contiguous layout can do.
 RESERVE_MODES: tuple[str, ...] = ("max_model_len", "prompt_plus_output")

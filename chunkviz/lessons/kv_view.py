@@ -22,7 +22,6 @@ KV_SCENARIOS: tuple[str, ...] = ("shared-system-prompt", "multi-turn", "parallel
 MIN_REQUESTS, MAX_REQUESTS = 12, 24
 MIN_BLOCKS, MAX_BLOCKS = 48, 512
 BLOCK_SIZES: tuple[int, ...] = (4, 8, 16)
-GRID_COLUMNS = 16
 # A context limit to match the shrunken prompts: the contiguous baseline reserves this much per sequence, and with
 # a real model's 8k limit not one sequence would fit in a teaching cache of a few thousand tokens.
 TEACHING_MAX_MODEL_LEN_TOKENS = 1024

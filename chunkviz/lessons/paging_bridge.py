@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chunkviz.lessons.paging import ALGORITHMS, MAX_FRAMES, PRESETS, PagingStep, faults_curve, find_belady_anomaly, \
-    random_refs, simulate_paging
-from chunkviz.analysis.prefix_study import PREFIX_CACHE_POLICIES, block_ids_from_requests, hit_rate_curve, unlimited_ceiling
-from chunkviz.workloads.presets import make_workload
+from chunkviz.analysis.prefix_study import (PREFIX_CACHE_POLICIES, block_ids_from_requests, hit_rate_curve,
+                                            unlimited_ceiling)
+from chunkviz.lessons.paging import (ALGORITHMS, MAX_FRAMES, PRESETS, PagingStep, faults_curve, find_belady_anomaly,
+                                     random_refs, simulate_paging)
 from chunkviz.workloads.generators import WorkloadSpec
+from chunkviz.workloads.presets import make_workload
 
 REF_PRESETS = ("belady", "textbook", "random", "custom")
 RANDOM_LENGTH = 20
@@ -123,11 +124,11 @@ def curve_max_frames(refs: Sequence[int], num_frames: int) -> int:
 def compare_algorithms(refs: tuple[int, ...], num_frames: int, clock_ref_bit_on_load: bool,
                        lfu_tie_break: str) -> AlgorithmCurves:
     """Every algorithm on the same string under the same conventions."""
-    conventions = {"clock_ref_bit_on_load": clock_ref_bit_on_load, "lfu_tie_break": lfu_tie_break}
+    bit, tie = clock_ref_bit_on_load, lfu_tie_break
     max_frames = curve_max_frames(refs, num_frames)
-    curves = tuple((alg, faults_curve(alg, refs, max_frames, **conventions))  # type: ignore[arg-type]
+    curves = tuple((alg, faults_curve(alg, refs, max_frames, clock_ref_bit_on_load=bit, lfu_tie_break=tie))
                    for alg in ALGORITHMS)
-    faults = tuple((alg, simulate_paging(alg, refs, num_frames, **conventions).faults)  # type: ignore[arg-type]
+    faults = tuple((alg, simulate_paging(alg, refs, num_frames, clock_ref_bit_on_load=bit, lfu_tie_break=tie).faults)
                    for alg in ALGORITHMS)
     anomalies = tuple((alg, a) for alg, curve in curves if (a := find_belady_anomaly(curve)) is not None)
     return AlgorithmCurves(num_frames, faults, curves, anomalies)

@@ -133,16 +133,25 @@ def _decode(decode_ids: list[int], output_left: list[int], finish: list[int | No
     return num_finished
 
 
+def _check_toy_knobs(budget: int, prefill_weight: float) -> None:
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1 or not prefill_weight > 0:
+        raise InputError(f"budget must be an integer >= 1 and prefill_weight > 0, got {budget!r}, {prefill_weight!r}")
+
+
+def _num_arrived_by(requests: tuple[SeedRequest, ...], order: list[int], num_arrived: int, step: int) -> int:
+    while num_arrived < len(order) and requests[order[num_arrived]].arrive_step <= step:
+        num_arrived += 1
+    return num_arrived
+
+
 def toy_simulate(requests: tuple[SeedRequest, ...], chunk_tokens: int | None, budget: int = TOY_BUDGET,
                  prefill_weight: float = TOY_PREFILL_WEIGHT) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     """Run the article's loop (chunk None = whole-prompt prefill); return (total steps, TTFT steps, finish steps)."""
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1 or not prefill_weight > 0:
-        raise InputError(f"budget must be an integer >= 1 and prefill_weight > 0, got {budget!r}, {prefill_weight!r}")
+    _check_toy_knobs(budget, prefill_weight)
     if not requests:
         return 0, (), ()
     order = sorted(range(len(requests)), key=lambda i: requests[i].arrive_step)
-    prefill_left = [r.prompt_tokens for r in requests]
-    output_left = [r.output_tokens for r in requests]
+    prefill_left, output_left = [r.prompt_tokens for r in requests], [r.output_tokens for r in requests]
     ttft: list[int | None] = [None] * len(requests)
     finish: list[int | None] = [None] * len(requests)
     # Prefills are served oldest first and never overtake, so pending requests are order[num_prefilled:num_arrived]
@@ -153,8 +162,7 @@ def toy_simulate(requests: tuple[SeedRequest, ...], chunk_tokens: int | None, bu
     while num_done < len(requests):
         if step > max_steps:
             raise SimulationLimitError(f"seed demo passed its bound of {max_steps} steps without finishing")
-        while num_arrived < len(order) and requests[order[num_arrived]].arrive_step <= step:
-            num_arrived += 1
+        num_arrived = _num_arrived_by(requests, order, num_arrived, step)
         has_pending = num_prefilled < num_arrived
         if chunk_tokens is None and has_pending:
             head = order[num_prefilled]

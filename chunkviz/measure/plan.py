@@ -7,13 +7,10 @@ interpolated; nothing here imports torch.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
 
 from chunkviz.config import ModelSpec
 from chunkviz.errors import InputError
 
-DeviceName = Literal["cpu", "cuda"]
-PlanName = Literal["quick", "full"]
 PLAN_NAMES: tuple[str, ...] = ("quick", "full")
 CPU_HIDDEN_SIZE = 512  # on CPU the stack is scaled down so that a laptop finishes the quick plan in seconds
 CPU_NUM_LAYERS = 2

@@ -9,7 +9,9 @@ Layer 0: may import only the standard library and chunkviz.errors.
 """
 
 from chunkviz.replacement.base import LFU_TIE_BREAKS, Convention, Replacer, Usage
-from chunkviz.replacement.rules import RULES, ClockReplacer, RankedReplacer, make_replacer
+from chunkviz.replacement.clock import ClockReplacer
+from chunkviz.replacement.ranked import RankedReplacer
+from chunkviz.replacement.rules import RULES, make_replacer
 
 __all__ = ["LFU_TIE_BREAKS", "RULES", "ClockReplacer", "Convention", "RankedReplacer",
            "Replacer", "Usage", "make_replacer"]

@@ -108,7 +108,8 @@ class Trace:
     fast_forwarded_steps: int = field(default=0, compare=False, metadata={"json": False})
 
     def to_json(self) -> str:
-        return json.dumps(_to_plain(self), sort_keys=True, separators=(",", ":"))
+        # allow_nan=False: NaN is not JSON (issue 16); a non-finite figure raises instead of writing a broken file.
+        return json.dumps(_to_plain(self), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
     @staticmethod
     def from_json(text: str) -> "Trace":

@@ -7,7 +7,7 @@ returns requests with ids 0..n-1 in arrival order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -107,7 +107,3 @@ def _request(i: int, arrival_s: float, prompt: int, output: int, priority: int, 
         segments = (Segment("system", spec.shared_prefix_tokens), Segment(f"r{i}", prompt))
         prompt += spec.shared_prefix_tokens
     return Request(i, arrival_s, prompt, output, priority, spec.n_samples, segments)
-
-
-def with_seed(spec: WorkloadSpec, seed: int) -> WorkloadSpec:
-    return replace(spec, seed=seed)

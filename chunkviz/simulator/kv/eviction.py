@@ -6,7 +6,7 @@ Invariant: the queue holds exactly the blocks whose ref count is 0; `pop` return
 A block enters with what the rule may know of it: loaded_at = when its content was cached (cached_seq_no),
 last_used_at = when it was freed (push order), uses = its prefix hits, and is_worthless for a block that holds no
 cached content. LRU follows vLLM's single queue (freed blocks join the tail, allocation takes the head; see
-replacement.rules.lru_rank), so a cached block near the head dies before an empty block near the tail, exactly as in
+replacement.ranked.lru_rank), so a cached block near the head dies before an empty block near the tail, exactly as in
 vLLM; FIFO and LFU take empty blocks first and then rank cached blocks by their own rule, LFU's ties going to the
 block freed longest ago.
 """
@@ -25,20 +25,16 @@ class FreeBlockQueue:
         self.rule = rule
         self._replacer: Replacer = make_replacer(rule, Convention(lfu_tie_break="lru"))
         self._push_seq_no = 0
+        # The replacer's own methods, bound once: the block manager calls these for every block it frees or
+        # reuses, and a wrapper call each time showed in profiles. Only block ids (ints) are ever pushed.
+        self.remove: Callable[[int], None] = self._replacer.discard
+        self.pop = cast(Callable[[], int], self._replacer.pop)
+        self.order = cast(Callable[[], list[int]], self._replacer.order)
 
     def push(self, block_id: int, is_cached: bool, cached_seq_no: int, num_hits: int) -> None:
         self._push_seq_no += 1
-        self._replacer.put(block_id, Usage(loaded_at=cached_seq_no, last_used_at=self._push_seq_no, uses=num_hits,
-                                           is_worthless=not is_cached))
-
-    def remove(self, block_id: int) -> None:
-        self._replacer.discard(block_id)
-
-    def pop(self) -> int:
-        return cast(int, self._replacer.pop())  # only block ids are pushed
-
-    def order(self) -> list[int]:
-        return cast(list[int], self._replacer.order())  # only block ids are pushed
+        # Positional: loaded_at (when the content was cached), last_used_at (when freed), uses, next use, worthless.
+        self._replacer.put(block_id, Usage(cached_seq_no, self._push_seq_no, num_hits, None, not is_cached))
 
     def __len__(self) -> int:
         return len(self._replacer)
