@@ -3,7 +3,7 @@
 Invariant: simulate(config, requests) is a function; the same inputs give an identical Trace on any machine.
 
 Subsystems, in dependency order (a package imports only those before it; tests/test_architecture.py checks it):
-  0. base        errors, config (frozen knobs), request (immutable specs), replacement (FIFO/LRU/LFU/Clock/OPT)
+  0. base        errors, inputs (the gate every file passes), config (frozen knobs), request (immutable specs), replacement (FIFO/LRU/LFU/Clock/OPT)
   1. cost        model/GPU catalogue, roofline step cost, measured profiles
   2. workloads   generators, presets, trace loaders and checks
   3. simulator   engine, scheduling policies, sequences, events, trace; kv/ the paged KV block manager

@@ -195,6 +195,28 @@ class CostConfig:
             raise ValueError(f"mbu must be in (0, 1], got {self.mbu!r}")
 
 
+def tensor_parallel_problem(model: ModelSpec, tensor_parallel: int) -> str | None:
+    """Why `tensor_parallel` GPUs cannot shard `model`, or None; the rules vLLM checks before loading weights.
+
+    Attention heads: vLLM's ModelConfig.verify_with_parallel_config refuses "Total number of attention heads (28)
+    must be divisible by tensor parallel size (3)". KV heads: QKVParallelLinear (vllm/model_executor/layers/
+    linear.py) splits them when tp <= KV heads (divide(kv_heads, tp)) and replicates them when tp > KV heads
+    (divide(tp, kv_heads)), so one must divide the other.
+    """
+    heads, kv_heads = model.num_heads, model.num_kv_heads
+    if heads % tensor_parallel:
+        return (f"tensor_parallel={tensor_parallel} must divide the model's {heads} attention heads "
+                f"(vLLM's rule); divisors up to 64: {_divisors(heads)}")
+    if kv_heads % tensor_parallel and tensor_parallel % kv_heads:
+        return (f"tensor_parallel={tensor_parallel} must divide the model's {kv_heads} KV heads or be a multiple "
+                "of them (vLLM splits or replicates KV heads)")
+    return None
+
+
+def _divisors(n: int) -> str:
+    return ", ".join(str(d) for d in range(1, min(n, 64) + 1) if n % d == 0)
+
+
 @dataclass(frozen=True, slots=True)
 class SimConfig:
     """Everything but the workload: one engine on `tensor_parallel` GPUs."""
@@ -215,8 +237,9 @@ class SimConfig:
         _check_positive_int("tensor_parallel", self.tensor_parallel)
         if self.tensor_parallel > 64:
             raise ValueError(f"tensor_parallel must be at most 64, got {self.tensor_parallel}")
-        if self.model.num_kv_heads % self.tensor_parallel and self.tensor_parallel % self.model.num_kv_heads:
-            raise ValueError("tensor_parallel must divide the model's KV heads (or be a multiple of them)")
+        problem = tensor_parallel_problem(self.model, self.tensor_parallel)
+        if problem:
+            raise ValueError(problem)
         _check_positive_int("max_num_steps", self.max_num_steps)
         if self.max_num_steps > MAX_SIM_STEPS:
             raise ValueError(f"max_num_steps must be at most {MAX_SIM_STEPS}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.inputs import MAX_TIME_S
+
 # Priority classes (the article's "per-class SLO"): 0 is interactive chat, 1 is offline batch.
 PRIORITY_INTERACTIVE = 0
 PRIORITY_BATCH = 1
@@ -50,6 +52,9 @@ class Request:
             raise ValueError(f"request {self.request_id}: n_samples must be at least 1, got {self.n_samples}")
         if not self.arrival_s >= 0.0:  # also rejects NaN
             raise ValueError(f"request {self.request_id}: arrival_s must be a number >= 0, got {self.arrival_s}")
+        if not self.arrival_s <= MAX_TIME_S:  # beyond it the float clock loses the step times (chunkviz.inputs)
+            raise ValueError(f"request {self.request_id}: arrival_s is {self.arrival_s:g} s; the limit is "
+                             f"{MAX_TIME_S:g} s (about 3.2 years), where the simulator's clock still resolves 15 ns")
         if self.segments is not None and sum(s.num_tokens for s in self.segments) != self.prompt_tokens:
             raise ValueError(f"request {self.request_id}: segments must add up to prompt_tokens")
 

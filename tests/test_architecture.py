@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "chunkviz"
 
 # Layer of each top-level name under chunkviz; a module may import a layer <= its own.
-LAYERS = {"errors": 0, "config": 0, "request": 0, "replacement": 0, "cost": 1, "workloads": 2, "simulator": 3,
+LAYERS = {"errors": 0, "inputs": 0, "config": 0, "request": 0, "replacement": 0, "cost": 1, "workloads": 2, "simulator": 3,
           "analysis": 4, "lessons": 5, "measure": 6, "cli": 7, "__main__": 8, "__init__": 8}
 
 

@@ -6,15 +6,15 @@ Invariant: the printed terms add up to total_s.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import asdict
 from typing import Any
 
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model
-from chunkviz.config import CostConfig
+from chunkviz.config import CostConfig, tensor_parallel_problem
 from chunkviz.cost.roofline import shape_of, step_cost
 from chunkviz.errors import InputError
+from chunkviz.inputs import strict_dumps
 
 MAX_TOKENS = 1_000_000
 MAX_BATCH = 100_000
@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--context-tokens needs --prefill-tokens (it is the cache before that chunk)")
     if args.tensor_parallel < 1 or args.tensor_parallel > 64:
         raise InputError(f"--tensor-parallel must be between 1 and 64, got {args.tensor_parallel}")
+    problem = tensor_parallel_problem(get_model(args.model), args.tensor_parallel)
+    if problem:
+        raise InputError(f"--{problem.replace('tensor_parallel=', 'tensor-parallel ', 1)}")
     chunks = ((args.prefill_tokens, args.context_tokens),) if args.prefill_tokens else ()
     shape = shape_of(chunks, (args.decode_context,) * args.decode_batch)
     cost = step_cost(shape, get_model(args.model), get_gpu(args.gpu), CostConfig(args.step_overhead_ms / 1e3),
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     out = asdict(cost)
     out.update(num_tokens=shape.num_tokens, attention_pairs=shape.attention_pairs, model=args.model, gpu=args.gpu)
     if args.json:
-        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        sys.stdout.write(strict_dumps(out, sort_keys=True) + "\n")
     else:
         for key in ("dense_s", "attention_s", "lm_head_s", "communication_s", "overhead_s", "total_s"):
             sys.stdout.write(f"{key:16} {out[key] * 1e3:10.3f} ms\n")

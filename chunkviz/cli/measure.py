@@ -7,7 +7,6 @@ with one line that says how to enable the mode. Progress goes to stderr, results
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from chunkviz.cost.catalogue import MODELS
 from chunkviz.measure import DEVICES, measure, save_profile
 from chunkviz.cost.profiled import compare_to_roofline
+from chunkviz.inputs import strict_dumps
 
 BAR_WIDTH = 30
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                "dtype": profile.dtype, "model": m.model_id, "shapes": shapes,
                "versions": dict(profile.versions), "check_max_abs_diff": profile.check_max_abs_diff,
                "roofline_hardware": profile.hardware.source, "points": _rows(profile)}
-        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        sys.stdout.write(strict_dumps(out, sort_keys=True) + "\n")
         return 0
     lines = [f"{profile.device_name} ({profile.dtype}), {m.model_id} shapes: "
              + ", ".join(f"{k}={v}" for k, v in shapes.items()),

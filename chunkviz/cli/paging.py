@@ -6,7 +6,6 @@ Invariant: bad input raises InputError (a ValueError) before any output, so the 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from chunkviz.lessons.paging import (
@@ -21,6 +20,7 @@ from chunkviz.lessons.paging import (
     parse_refs,
     simulate_paging,
 )
+from chunkviz.inputs import strict_dumps
 
 
 def register(subparsers: Any) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             payload["curve"] = [{"frames": frames, "faults": faults} for frames, faults in curve]
             anomaly = find_belady_anomaly(curve)
             payload["belady_anomaly"] = list(anomaly) if anomaly else None
-        print(json.dumps(payload))
+        print(strict_dumps(payload))
         return 0
     print("\n".join(_table_lines(result)))
     if curve is not None:

@@ -7,7 +7,6 @@ Invariant: `--json` prints exactly one JSON object (SeedDemoReport.to_dict()); b
 from __future__ import annotations
 
 import argparse
-import json
 
 from chunkviz.lessons.seed_demo import (
     DEFAULT_CHUNK_TOKENS,
@@ -20,6 +19,7 @@ from chunkviz.lessons.seed_demo import (
     SeedRunResult,
     run_seed_demo,
 )
+from chunkviz.inputs import strict_dumps
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,5 +64,5 @@ def format_table(report: SeedDemoReport) -> str:
 
 def run(args: argparse.Namespace) -> int:
     report = run_seed_demo(num_requests=args.num_requests, seed=args.seed, chunk_tokens=args.chunk)
-    print(json.dumps(report.to_dict()) if args.json else format_table(report))
+    print(strict_dumps(report.to_dict()) if args.json else format_table(report))
     return 0

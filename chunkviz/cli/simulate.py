@@ -6,7 +6,6 @@ Invariant: flags map one-to-one onto Scenario fields; JSON keys named by the iss
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from dataclasses import asdict
@@ -16,10 +15,11 @@ from typing import Any
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
 from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, POLICY_NAMES, CacheConfig, CostConfig,
                              SchedulerConfig)
-from chunkviz.cost.profile import profile_from_json
+from chunkviz.cost.profile import MAX_PROFILE_BYTES, profile_from_json
 from chunkviz.simulator.kv.setup import num_gpu_blocks
 from chunkviz.analysis.metrics import summarize
 from chunkviz.errors import InputError
+from chunkviz.inputs import read_bounded, strict_dumps
 from chunkviz.workloads.presets import PRESETS
 from chunkviz.request import Request
 from chunkviz.analysis.scenario import Scenario, run_scenario
@@ -93,18 +93,19 @@ def _add_cache_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-gpu-blocks", type=int, default=None)
 
 
-def _read_spec(path: Path) -> bytes:
-    if path.stat().st_size > MAX_SPEC_BYTES:
-        raise ValueError(f"{path} is larger than {MAX_SPEC_BYTES} bytes")
-    return path.read_bytes()
+def _read_spec(path: Path, what: str, max_bytes: int = MAX_SPEC_BYTES) -> bytes:
+    # The input gate: size checked before reading (stat for files, a bounded read for /dev/zero and pipes).
+    return read_bounded(path, max_bytes, what)
 
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
     policy = args.policy
     if policy is None:
         policy = "monolithic" if args.enable_chunked_prefill is False else "chunked"
-    model = model_from_hf_config(_read_spec(args.model_spec)) if args.model_spec else get_model(args.model)
-    gpu = gpu_from_json(_read_spec(args.gpu_spec)) if args.gpu_spec else get_gpu(args.gpu)
+    spec = args.model_spec
+    model = model_from_hf_config(_read_spec(spec, "--model-spec")) if spec else get_model(args.model)
+    gpu = gpu_from_json(_read_spec(args.gpu_spec, "--gpu-spec")) if args.gpu_spec else get_gpu(args.gpu)
+    profile = profile_from_json(_read_spec(args.profile, "--profile", MAX_PROFILE_BYTES)) if args.profile else None
     workload = WorkloadSpec(
         num_requests=args.num_requests, qps=args.qps, arrival=args.arrival, burstiness_cv=args.burstiness_cv,
         prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens, length_dist=args.length_dist,
@@ -121,7 +122,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
                     record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
-                    cost_profile=profile_from_json(_read_spec(args.profile)) if args.profile else None)
+                    cost_profile=profile)
 
 
 def _time_window(text: str | None) -> tuple[float, float] | None:
@@ -189,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     if args.trace_out is not None:
         args.trace_out.write_text(trace.to_json())
     if args.json:
-        sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
+        sys.stdout.write(strict_dumps(out, sort_keys=True) + "\n")
         return 0
     sys.stdout.write(_table(out))
     return 0

@@ -7,7 +7,6 @@ gives one error line (exit 2) and no partial output.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from chunkviz.analysis.prefix_study import (
@@ -18,6 +17,7 @@ from chunkviz.analysis.prefix_study import (
     unlimited_ceiling,
 )
 from chunkviz.workloads.loaders import TRACE_FORMATS, load_trace
+from chunkviz.inputs import strict_dumps
 
 
 def _capacity_list(text: str) -> tuple[int, ...]:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     results = [run_prefix_study(block_lists, args.policy, c) for c in args.capacity_blocks]
     ceiling = unlimited_ceiling(block_lists)
     if args.json:
-        print(json.dumps(_payload(results, ceiling, load.trace_format, load.notes)))
+        print(strict_dumps(_payload(results, ceiling, load.trace_format, load.notes)))
         return 0
     for line in load.notes:
         print(f"note: {line}")

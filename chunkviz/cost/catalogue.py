@@ -6,12 +6,11 @@ names the offending key.
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Any
 
 from chunkviz.config import GpuSpec, ModelSpec
 from chunkviz.errors import InputError
+from chunkviz.inputs import field_float, parse_json_object, read_bounded
 
 _HF = "Hugging Face config.json of "
 MODELS: dict[str, ModelSpec] = {
@@ -52,20 +51,12 @@ def get_gpu(gpu_id: str) -> GpuSpec:
 
 
 def _parse_json_object(data: bytes | str, what: str) -> dict[str, Any]:
-    if isinstance(data, bytes):
-        if len(data) > MAX_SPEC_FILE_BYTES:
-            raise InputError(f"{what} is {len(data)} bytes; the limit is {MAX_SPEC_FILE_BYTES}")
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{what} is not UTF-8 text (bad byte at offset {exc.start})") from None
-    try:
-        obj = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    if not isinstance(obj, dict):
-        raise InputError(f"{what} must hold a JSON object, got {type(obj).__name__}")
-    return obj
+    # The input gate (chunkviz/inputs.py): size before parsing, bounded nesting, int digits, finite numbers.
+    if isinstance(data, (bytes, bytearray)):
+        data = read_bounded(data, MAX_SPEC_FILE_BYTES, what)
+    elif len(data) > MAX_SPEC_FILE_BYTES:
+        raise InputError(f"{what} is {len(data):,} characters; the limit is {MAX_SPEC_FILE_BYTES:,}")
+    return parse_json_object(data, what)
 
 
 def _int_key(obj: dict[str, Any], key: str, what: str, default: int | None = None) -> int:
@@ -83,7 +74,7 @@ def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSp
     obj = _parse_json_object(data, what)
     num_heads = _int_key(obj, "num_attention_heads", what)
     dtype = obj.get("torch_dtype", obj.get("dtype", "bfloat16"))
-    if dtype not in _DTYPE_BYTES:
+    if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:  # a list or object is unhashable: check type first
         raise InputError(f"{what}: torch_dtype {dtype!r} is not one of {', '.join(_DTYPE_BYTES)}")
     try:
         return ModelSpec(
@@ -102,26 +93,26 @@ def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSp
         raise InputError(f"{what}: {exc}") from None
 
 
-def _float_key(obj: dict[str, Any], key: str, what: str) -> float:
-    value = obj.get(key)
-    if value is None:
-        raise InputError(f"{what}: missing key {key!r}")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise InputError(f"{what}: {key!r} must be a positive number, got {value!r}")
-    return float(value)
+# Plausible ranges for a user's GPU JSON, wide around the catalogue above (an L40S's 0.864 TB/s to an H200's
+# 141 GB): a figure outside them is a typo or a unit slip, and subnormal figures would overflow the roofline.
+GPU_FIELD_RANGES = {"peak_tflops": (0.01, 100_000.0), "hbm_tb_per_s": (0.001, 1_000.0),
+                    "memory_gb": (0.1, 100_000.0), "interconnect_gb_per_s": (0.001, 100_000.0)}
 
 
 def gpu_from_json(data: bytes | str, gpu_id: str = "custom") -> GpuSpec:
     """A GpuSpec from a small JSON file: peak_tflops, hbm_tb_per_s, memory_gb, interconnect_gb_per_s (optional)."""
     what = "GPU JSON"
     obj = _parse_json_object(data, what)
-    link = obj.get("interconnect_gb_per_s", 32.0)
-    obj_link = {"interconnect_gb_per_s": link}
+    name = obj.get("name", gpu_id)
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{what}: 'name' must be a string, got a JSON {type(name).__name__}")
+    figures = {key: field_float(obj, key, what, *GPU_FIELD_RANGES[key], default=32.0 if key.startswith("inter")
+                                else None) for key in GPU_FIELD_RANGES}
     return GpuSpec(
-        gpu_id=str(obj.get("name", gpu_id))[:40],
-        peak_flops_per_s=_float_key(obj, "peak_tflops", what) * 1e12,
-        hbm_bytes_per_s=_float_key(obj, "hbm_tb_per_s", what) * 1e12,
-        memory_bytes=_float_key(obj, "memory_gb", what) * 1e9,
-        interconnect_bytes_per_s=_float_key(obj_link, "interconnect_gb_per_s", what) * 1e9,
+        gpu_id=name[:40],
+        peak_flops_per_s=figures["peak_tflops"] * 1e12,
+        hbm_bytes_per_s=figures["hbm_tb_per_s"] * 1e12,
+        memory_bytes=figures["memory_gb"] * 1e9,
+        interconnect_bytes_per_s=figures["interconnect_gb_per_s"] * 1e9,
         source="user GPU JSON",
     )

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from chunkviz.config import GpuSpec, ModelSpec
 from chunkviz.errors import InputError
+from chunkviz.inputs import parse_json_object
 
 PROFILE_FORMAT = "chunkviz-cost-profile"
 PROFILE_VERSION = 1
@@ -22,6 +23,12 @@ PointKind = Literal["prefill", "decode"]
 _MODEL_KEYS = ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "intermediate_size", "vocab_size",
                "bytes_per_param", "max_model_len_tokens")
 _GPU_FLOATS = ("peak_flops_per_s", "hbm_bytes_per_s", "memory_bytes", "interconnect_bytes_per_s")
+# Plausible ranges: a measured step between 1 ns and an hour (outside it a time is a unit slip, and an enormous or
+# subnormal one overflows the simulated clock or the rates derived from it); hardware peaks of 1 MFLOP/s-1 EFLOP/s.
+_STEP_RANGE_S = (1e-9, 3600.0)
+_RANGES = {"median_s": _STEP_RANGE_S, "p10_s": _STEP_RANGE_S, "p90_s": _STEP_RANGE_S,
+           "peak_flops_per_s": (1e6, 1e18), "hbm_bytes_per_s": (1e6, 1e18), "memory_bytes": (1e6, 1e16),
+           "interconnect_bytes_per_s": (1e3, 1e18)}
 # JSON name of the "tokens" axis of each table: a prefill chunk's tokens, or a decode step's batch size.
 _TOKENS_KEY = {"prefill": "chunk_tokens", "decode": "batch_size"}
 
@@ -98,6 +105,9 @@ def _float(obj: dict[str, Any], key: str, path: str, allow_zero: bool = False) -
     if not ok or value < 0 or (value == 0 and not allow_zero):
         raise InputError(f"cost profile: {path + key!r} must be a finite number {'>=' if allow_zero else '>'} 0, "
                          f"got {value!r}")
+    lo, hi = _RANGES.get(key, (0.0, 1e300))
+    if value and not lo <= value <= hi:
+        raise InputError(f"cost profile: {path + key!r} must be from {lo:g} to {hi:g}, got {value!r}")
     return float(value)
 
 
@@ -162,17 +172,10 @@ def _check_grid(points: list[MeasuredPoint], kind: str) -> None:
 
 
 def _parse(data: bytes | str) -> dict[str, Any]:
+    # The input gate (chunkviz/inputs.py): size before parsing, bounded nesting, int digits, finite numbers.
     if len(data) > MAX_PROFILE_BYTES:
-        raise InputError(f"cost profile is {len(data)} bytes; the limit is {MAX_PROFILE_BYTES}")
-    try:
-        obj = json.loads(data)
-    except UnicodeDecodeError:
-        raise InputError("cost profile is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"cost profile is not valid JSON: {exc.msg} at line {exc.lineno}") from None
-    if not isinstance(obj, dict):
-        raise InputError(f"cost profile must hold a JSON object, got {type(obj).__name__}")
-    return obj
+        raise InputError(f"cost profile is {len(data):,} bytes; the limit is {MAX_PROFILE_BYTES:,}")
+    return parse_json_object(data, "cost profile")
 
 
 def profile_from_json(data: bytes | str) -> CostProfile:

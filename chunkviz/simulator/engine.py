@@ -25,6 +25,20 @@ from chunkviz.simulator.trace import StepRecord, Trace
 MAX_NUM_REQUESTS = 200_000
 # Detailed runs keep a snapshot per step; past this many steps they would need gigabytes, so they stop early.
 MAX_DETAIL_STEPS = 50_000
+# Each step's snapshot lists every waiting and running sequence, so memory grows with steps x queue length; about
+# 3 M such entries (~100 bytes each with their block tables) keep a detailed trace near 300 MB (issue 16:
+# `--trace-out` on 20,000 queued requests ran out of memory). Summed over the steps recorded.
+MAX_DETAIL_SEQ_ENTRIES = 3_000_000
+
+
+def _count_detail(num_entries: int, ctx: SchedContext) -> int:
+    num_entries += len(ctx.waiting) + len(ctx.running)
+    if num_entries > MAX_DETAIL_SEQ_ENTRIES:
+        raise SimulationLimitError(
+            f"a detailed run records every queued sequence at every step, and this one passed the limit of "
+            f"{MAX_DETAIL_SEQ_ENTRIES:,} (steps x queued sequences); use fewer requests or a lower load, or run "
+            "without the detailed trace (no --trace-out)")
+    return num_entries
 
 
 def _check_requests(requests: Sequence[Request]) -> list[Request]:
@@ -78,7 +92,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     policy = POLICIES[config.scheduler.policy]
     cost_of = make_step_coster(config)
     records: list[StepRecord] = []
-    now_s, num_idle_plans = 0.0, 0
+    now_s, num_idle_plans, num_detail_entries = 0.0, 0, 0
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps
     guard = 2 * step_limit + 4 * len(pending) + 16
     for _ in range(guard):  # bounded; real steps are also capped below
@@ -116,6 +130,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
         apply_plan(run, plan, start_s, now_s)
         run.record_step(cost, len(stalled))
         if config.record_detail:
+            num_detail_entries = _count_detail(num_detail_entries, ctx)
             records.append(StepRecord(
                 step=run.num_steps - 1, start_s=start_s, duration_s=cost.total_s, chunks=chunks, cost=cost,
                 events=tuple(events), num_waiting=len(ctx.waiting), num_running=len(ctx.running),

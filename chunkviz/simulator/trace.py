@@ -101,7 +101,8 @@ class Trace:
     num_stall_steps: int
 
     def to_json(self) -> str:
-        return json.dumps(_to_plain(self), sort_keys=True, separators=(",", ":"))
+        # allow_nan=False: NaN is not JSON (issue 16); a non-finite figure raises instead of writing a broken file.
+        return json.dumps(_to_plain(self), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
     @staticmethod
     def from_json(text: str) -> "Trace":

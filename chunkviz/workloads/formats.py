@@ -6,10 +6,10 @@ what is left of the prompt, so the segments always add up to the prompt length a
 
 from __future__ import annotations
 
-import json
 import re
 
 from chunkviz.errors import InputError
+from chunkviz.inputs import parse_json
 from chunkviz.request import Segment
 from chunkviz.workloads.checks import LoadOptions, json_count, json_time
 
@@ -46,10 +46,7 @@ def _json_block_ids(value: object, where: str) -> list[int]:
 def parse_mooncake_line(line: str, where: str,
                         options: LoadOptions) -> tuple[float, int, int, tuple[Segment, ...] | None]:
     """(timestamp in ms, input_length, output_length, segments) of one JSON line; raw counts, zeros included."""
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    record = parse_json(line, where)  # the input gate: bounded nesting, int digits, finite numbers
     if not isinstance(record, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
     missing = [name for name in MOONCAKE_FIELDS if name not in record]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunkviz.errors import InputError
+from chunkviz.inputs import MAX_TIME_S, read_bounded
 from chunkviz.request import Request, Segment
 from chunkviz.workloads.checks import (
     DEFAULT_LOAD_OPTIONS,
@@ -63,6 +64,7 @@ class _Parse:
     zero_counts: Counter[str]
     num_rows: int = 0
     num_skipped: int = 0
+    num_prefix_blocks: int = 0
 
     def count_row(self) -> None:
         self.num_rows += 1
@@ -79,6 +81,11 @@ class _Parse:
         if kept_prompt is None or kept_output is None:
             self.num_skipped += 1
             return
+        self.num_prefix_blocks += len(segments or ())
+        if self.num_prefix_blocks > self.options.max_prefix_blocks:
+            raise InputError(f"{where}: the trace declares more than {self.options.max_prefix_blocks:,} prefix blocks "
+                             "(hash_ids or prefix_ids), the limit that keeps a replay within memory; cut it to a "
+                             "time window first")
         self.rows.append(_Row(arrival, kept_prompt, kept_output, segments))
 
 
@@ -153,6 +160,10 @@ def _finish(parse: _Parse, trace_format: str, ticks_per_s: int) -> TraceLoad:
         raise InputError(f"the trace holds no requests: {reason}")
     order = sorted(range(len(rows)), key=lambda i: rows[i].arrival)  # sorted() is stable: ties keep file order
     first = rows[order[0]].arrival
+    span_s = (rows[order[-1]].arrival - first) / ticks_per_s
+    if not span_s <= MAX_TIME_S:  # also catches inf - inf = nan
+        raise InputError(f"the trace spans {span_s:g} s from its first to its last arrival; the limit is "
+                         f"{MAX_TIME_S:g} s (about 3.2 years), where the simulator's clock still resolves 15 ns")
     requests = tuple(
         # int - int, then one true division: exact to the last float bit for ns and ms timestamps
         Request(request_id=i, arrival_s=(rows[j].arrival - first) / ticks_per_s, prompt_tokens=rows[j].prompt_tokens,
@@ -202,15 +213,8 @@ def detect_format(name: str | None, first_bytes: bytes) -> str:
 
 
 def _read(data: bytes | str | os.PathLike[str], max_bytes: int) -> bytes:
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    try:
-        num_bytes = os.stat(data).st_size  # stat first, so that a 10 GB file is refused without being read
-        if num_bytes <= max_bytes:
-            return Path(data).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read trace file {data}: {exc.strerror or exc}") from None
-    raise InputError(f"{data} is {num_bytes / 1e6:.1f} MB; the limit is {max_bytes / 1e6:g} MB")
+    # The input gate: a regular file is measured before it is read, a device like /dev/zero is read only to the limit.
+    return read_bounded(data, max_bytes, "trace file")
 
 
 def load_trace(data: bytes | str | os.PathLike[str], fmt: str | None = None, *, name: str | None = None,

@@ -14,6 +14,10 @@ import numpy as np
 from chunkviz.errors import InputError
 from chunkviz.request import Request
 
+# A million times the load squeezes a day of arrivals into 0.09 s, and a millionth stretches a minute to two years:
+# beyond these the replay is no longer the trace (arrivals collapse onto one instant or leave the clock's range).
+MIN_RATE_SCALE, MAX_RATE_SCALE = 1e-6, 1e6
+
 
 def _check_args(time_window_s: tuple[float, float] | None, rate_scale: float | None, sample: int | None,
                 seed: int) -> None:
@@ -23,6 +27,8 @@ def _check_args(time_window_s: tuple[float, float] | None, rate_scale: float | N
             raise InputError(f"time window must satisfy 0 <= start < end (finite seconds), got {time_window_s}")
     if rate_scale is not None and not (math.isfinite(rate_scale) and rate_scale > 0):
         raise InputError(f"rate scale must be a finite number > 0, got {rate_scale}")
+    if rate_scale is not None and not MIN_RATE_SCALE <= rate_scale <= MAX_RATE_SCALE:
+        raise InputError(f"rate scale must be from {MIN_RATE_SCALE:g} to {MAX_RATE_SCALE:g}, got {rate_scale:g}")
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
         raise InputError(f"sample size must be a whole number >= 1, got {sample!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
