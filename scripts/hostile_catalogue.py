@@ -95,6 +95,36 @@ def _files(tmp: Path) -> dict[str, Path]:
     return paths
 
 
+# Contents every file-reading flag is fed (class, name, text); each must be refused with one line.
+GENERIC_BAD = [
+    ("nesting", "nested 100,000 deep", '{"x": ' + _deep(100_000) + "}"),
+    ("nesting", "nested 40 deep", '{"x": ' + _deep(40) + "}"),
+    ("digits", "a 5,000-digit integer", '{"x": ' + "7" * 5000 + "}"),
+    ("digits", "an integer of 10^400", '{"x": 1' + "0" * 400 + "}"),
+    ("nan", "NaN literal", '{"x": NaN}'),
+    ("nan", "1e400 literal", '{"x": 1e400}'),
+    ("types", "a top-level array", "[1, 2, 3]"),
+    ("types", "a top-level string", '"config"'),
+    ("size", "empty", ""),
+    ("size", "whitespace only", "   \n\n  "),
+    ("encoding", "Latin-1 bytes", "caf\xe9"),
+    ("encoding", "NUL bytes", "\x00" * 64),
+]
+FILE_FLAGS = [("simulate --model-spec", SIM + ["--model-spec"]), ("simulate --gpu-spec", SIM + ["--gpu-spec"]),
+              ("simulate --profile", SIM + ["--profile"]), ("simulate --trace", SIM + ["--trace"]),
+              ("prefix-cache --trace", ["prefix-cache", "--capacity-blocks", "10", "--json", "--trace"])]
+
+
+def generic_cases(tmp: Path) -> list[tuple[str, str, list[str], int]]:
+    """Every file-reading flag x every generic bad content."""
+    found = []
+    for i, (cls, name, text) in enumerate(GENERIC_BAD):
+        path = tmp / f"generic_{i}.json"
+        path.write_bytes(text.encode("latin-1") if cls == "encoding" else text.encode())
+        found += [(cls, f"{flag}: {name}", argv + [str(path)], 2) for flag, argv in FILE_FLAGS]
+    return found
+
+
 def cases(f: dict[str, Path], out: Path) -> list[tuple[str, str, list[str], int]]:
     """(class, name, argv, expected exit status)."""
     s = lambda *a: SIM + [str(x) for x in a]  # noqa: E731
@@ -156,11 +186,11 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
 
 
-def classify(argv: list[str], expected: int, out: Path) -> str:
+def classify(argv: list[str], expected: int, out: Path, root: Path = ROOT) -> str:
     """'clean' or the kind of unclean outcome."""
     out.unlink(missing_ok=True)
     try:
-        proc = subprocess.run([sys.executable, "-m", "chunkviz", *argv], cwd=ROOT, capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-m", "chunkviz", *argv], cwd=root, capture_output=True, text=True,
                               timeout=TIME_LIMIT_S, preexec_fn=_limit_memory, env={**os.environ, "PYTHONHASHSEED": "0"})
     except subprocess.TimeoutExpired:
         return "hang"
@@ -182,15 +212,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", default=None, help="run only cases whose class is this")
+    parser.add_argument("--root", type=Path, default=ROOT, help="checkout to test (e.g. an older commit's worktree)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         out = tmp / "trace_out.json"
         outcomes = []
-        for cls, name, argv, expected in cases(_files(tmp), out):
+        for cls, name, argv, expected in cases(_files(tmp), out) + generic_cases(tmp):
             if args.only and cls != args.only:
                 continue
-            outcome = classify(argv, expected, out)
+            outcome = classify(argv, expected, out, args.root)
             outcomes.append({"class": cls, "case": name, "outcome": outcome})
             if not args.json:
                 print(f"{outcome:15} {cls:8} {name}", flush=True)
