@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ui.i18n import t
+from ui.plain import md_escape
 from ui.url_state import take_errors
 from ui.widgets import language_switch, sidebar_scenario
 
@@ -26,4 +27,4 @@ notices = st.container()
 st.session_state["_scenario"] = sidebar_scenario()
 page.run()
 for error in take_errors():
-    notices.warning(t("url.ignored", error=error))
+    notices.warning(t("url.ignored", error=md_escape(error)))

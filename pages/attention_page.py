@@ -7,6 +7,7 @@ from chunkviz.cost.prefill import prefill_cost
 from ui import charts_attention as charts
 from ui.i18n import t
 from ui.page_common import base_scenario
+from ui.plain import md_escape
 from ui.playback import playback
 from ui.url_state import number, stepped_choice
 
@@ -42,7 +43,7 @@ if chunk > n:
 try:
     demo, mask = demo_of(n, d, chunk)
 except ValueError as exc:
-    st.error(t("am.error", error=str(exc)))
+    st.error(t("am.error", error=md_escape(exc)))
     st.stop()
 
 num_chunks = len(demo.chunks)
@@ -71,11 +72,11 @@ right.plotly_chart(charts.work_figure(demo, cursor, labels), width="stretch", ke
 
 st.subheader(t("am.real_title"))
 scenario = base_scenario()
-st.markdown(t("am.real_lesson", n=f"{REAL_PROMPT_TOKENS:,}", model=scenario.model.model_id, gpu=scenario.gpu.gpu_id))
+st.markdown(t("am.real_lesson", n=f"{REAL_PROMPT_TOKENS:,}", model=md_escape(scenario.model.model_id), gpu=md_escape(scenario.gpu.gpu_id)))
 try:
     costs = real_costs(scenario.model, scenario.gpu)
 except ValueError as exc:
-    st.error(t("am.real_error", error=str(exc)))
+    st.error(t("am.real_error", error=md_escape(exc)))
     st.stop()
 col_keys = ("col.chunk", "col.whole", "col.steps", "col.flops", "col.attn_flops", "col.weights", "col.kv", "col.time")
 st.dataframe(charts.real_model_rows(costs, {k: t(f"am.{k}") for k in col_keys}), hide_index=True, width="stretch",

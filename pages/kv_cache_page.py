@@ -12,7 +12,7 @@ from chunkviz.analysis.metrics import summarize
 from ui import charts_kv as charts
 from ui.explain import explain_step
 from ui.i18n import current_lang, labeler, t
-from ui.page_common import base_scenario
+from ui.page_common import base_scenario, finite
 from ui.playback import playback
 from ui.runs import trace_or_error
 from ui.text_kv import chart_labels, rejection_markdown, table_records
@@ -30,7 +30,7 @@ def _derived(scenario, other, _trace, _other_trace):
 
 
 def _ms(m) -> str:
-    if m.ttft_s.mean is None:
+    if finite(m.ttft_s.mean) is None:
         return "–"
     v = m.ttft_s.mean * 1e3
     return t("kv.ms", v=f"{v:.1f}" if v < 100 else f"{v:.0f}")  # short enough for six cards in a row

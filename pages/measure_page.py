@@ -12,6 +12,7 @@ from ui import charts_measure as charts
 from ui.i18n import labeler, t
 from ui.measure_run import PROFILE_KEY, run_measurement, take_cancel_notice, uploaded_profile
 from ui.page_common import base_scenario, metric_cards
+from ui.plain import md_escape
 from ui.runs import trace_or_error
 from ui.url_state import choice, number, stepped_choice
 
@@ -41,12 +42,12 @@ else:
 def show_measurements(profile: CostProfile) -> None:
     st.subheader(t("me.measured"))
     m, versions, hw = profile.model, dict(profile.versions), profile.hardware
-    st.caption(t("me.about", device=profile.device_name, dtype=profile.dtype, model=m.model_id, layers=m.num_layers,
+    st.caption(t("me.about", device=md_escape(profile.device_name), dtype=md_escape(profile.dtype), model=md_escape(m.model_id), layers=m.num_layers,
                  hidden=m.hidden_size, heads=m.num_heads, kv=m.num_kv_heads, inter=m.intermediate_size,
                  vocab=m.vocab_size, torch=versions.get("torch", "?"), diff=profile.check_max_abs_diff,
                  tol=profile.check_tolerance, repeats=profile.num_repeats, warmup=profile.num_warmup,
                  method=profile.timing_method))
-    st.caption(t("me.hw", source=hw.source, tflops=hw.peak_flops_per_s / 1e12, gbs=hw.hbm_bytes_per_s / 1e9))
+    st.caption(t("me.hw", source=md_escape(hw.source), tflops=hw.peak_flops_per_s / 1e12, gbs=hw.hbm_bytes_per_s / 1e9))
     rows = compare_to_roofline(profile)
     labels = {key: t(f"me.lbl.{key}") for key in charts.LABEL_KEYS}
     st.plotly_chart(charts.comparison_figure(rows, labels), width="stretch", key="me_chart")

@@ -10,6 +10,7 @@ from chunkviz.lessons.paging_bridge import (KV_BLOCK_TOKENS, KV_WORKLOADS, REF_P
                                     visible_window)
 from ui import charts_paging as charts
 from ui.i18n import labeler, t
+from ui.plain import md_escape
 from ui.playback import playback
 from ui.text_paging import anomaly_markdown, chart_labels, log_rows, order_markdown, reason
 from ui.url_state import choice, choice_parser, int_parser, publish, seed, stepped_choice, widget_key
@@ -71,7 +72,7 @@ c[2].number_input(t("pr.seed"), 0, 1_000_000, step=1, key="pr_seed", on_change=_
 for key in ("pr_preset", "pr_refs", "pr_seed"):
     publish(key)
 if error:
-    st.error(t("pr.bad_refs", error=error, refs=refs_text(refs)))
+    st.error(t("pr.bad_refs", error=md_escape(error), refs=md_escape(refs_text(refs))))
 c = st.columns(4)
 alg = choice(c[0], t("pr.alg"), tuple(ALGORITHMS), "pr_alg", "fifo", labeler("pr.alg."))
 frames = int(stepped_choice(c[1], t("pr.frames"), tuple(range(1, 11)), "pr_frames", 3))

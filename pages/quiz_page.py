@@ -8,6 +8,7 @@ from chunkviz.lessons.quiz import OPTIONS, QUESTIONS, QuizEvidence
 from ui.charts_attention import si
 from ui.charts_quiz import evidence_figure
 from ui.i18n import labeler, t
+from ui.plain import md_escape
 
 SI_UNITS = {"flops": "FLOP", "bytes": "B"}
 FIGURES_PER_ROW = 3
@@ -53,7 +54,7 @@ for number, question_id in enumerate(QUESTIONS, start=1):
         try:
             ev = evidence(question_id)
         except (ValueError, RuntimeError) as exc:  # a broken module shows a message, not a traceback
-            st.error(t("err.config", error=str(exc)))
+            st.error(t("err.config", error=md_escape(exc)))
             continue
         num_answered, num_right = num_answered + 1, num_right + (answer == ev.correct_option)
         show_evidence(question_id, answer, ev)

@@ -10,6 +10,7 @@ from chunkviz.lessons.seed_demo import TOY_BUDGET, TOY_PREFILL_WEIGHT, run_seed_
 from ui import charts_seed as charts
 from ui.i18n import t
 from ui.page_common import base_scenario, metric_cards
+from ui.plain import md_escape
 from ui.runs import trace_or_error
 from ui.url_state import number
 
@@ -31,7 +32,7 @@ n = int(number(c[2], t("sd.n"), 1, MAX_TOY_REQUESTS, 30, 1, "sd_n"))
 try:
     report = toy_report(n, seed, chunk)
 except InputError as exc:
-    st.error(t("sd.error", error=str(exc)))
+    st.error(t("sd.error", error=md_escape(exc)))
     st.stop()
 
 col_keys = ("mode", "steps", "mean", "p95_toy", "mean_arr", "p95_arr")
@@ -53,7 +54,7 @@ st.plotly_chart(charts.ttft_figure(report, chart_labels), width="stretch", key="
 st.subheader(t("sd.real"))
 base = base_scenario()
 real = replace(base, workload_preset="seed-article", workload=replace(base.workload, num_requests=n, seed=seed))
-st.caption(t("sd.real_note", n=n, seed=seed, qps=real.workload.qps, model=real.model.model_id, gpu=real.gpu.gpu_id))
+st.caption(t("sd.real_note", n=n, seed=seed, qps=real.workload.qps, model=md_escape(real.model.model_id), gpu=md_escape(real.gpu.gpu_id)))
 trace_mono = trace_or_error(real.with_policy("monolithic", None))
 trace_chunked = trace_or_error(real.with_policy("chunked", REAL_BUDGET_TOKENS))
 if trace_mono is not None and trace_chunked is not None:

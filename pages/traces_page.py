@@ -13,6 +13,7 @@ from chunkviz.analysis.trace_summary import LoadOutcome, PrefixCurve, load_or_er
 from ui import charts_traces as charts
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario, metric_cards
+from ui.plain import md_escape
 from ui.runs import trace_or_error
 from ui.url_state import choice, number, stepped_choice
 from ui.widgets import MAX_UI_REQUESTS
@@ -54,12 +55,12 @@ if source == "upload":
         if outcome.error is None:
             raw, fmt_used, name = upload.getvalue(), wanted, upload.name
         else:
-            st.error(t("rt.bad_upload", name=upload.name, error=outcome.error))
+            st.error(t("rt.bad_upload", name=md_escape(upload.name), error=md_escape(outcome.error)))
             st.info(t("rt.fallback"))
 load = load_source(raw, fmt_used, name, OPTIONS).load
-st.caption(t("rt.loaded", name=name, n=len(load.requests), fmt=load.trace_format))
+st.caption(t("rt.loaded", name=md_escape(name), n=len(load.requests), fmt=load.trace_format))
 if load.notes:
-    st.info("\n".join(f"- {t('rt.note', note=note)}" for note in load.notes))
+    st.info("\n".join(f"- {t('rt.note', note=md_escape(note))}" for note in load.notes))
 
 st.subheader(t("rt.select"))
 c = st.columns(5)
@@ -76,7 +77,7 @@ if start_s >= end_s:
 try:
     in_window = select(load.requests, window_s)
 except InputError as exc:
-    st.warning(t("rt.bad_select", error=str(exc)))
+    st.warning(t("rt.bad_select", error=md_escape(exc)))
     window_s, in_window = None, load.requests
 requests = select(in_window, None, float(rate), int(sample), int(seed))
 if len(requests) < len(in_window):
@@ -102,7 +103,7 @@ base = base_scenario()
 if not base.cache.enable_prefix_caching:  # prompt contents matter only to a prefix cache; smaller keys hash faster
     requests = tuple(replace(r, segments=None) for r in requests)
 base = replace(base, explicit_requests=requests, record_detail=False)  # no snapshots: 3x faster
-st.caption(t("rt.replay_note", model=base.model.model_id, gpu=base.gpu.gpu_id))
+st.caption(t("rt.replay_note", model=md_escape(base.model.model_id), gpu=md_escape(base.gpu.gpu_id)))
 trace_mono = trace_or_error(base.with_policy("monolithic", None))
 trace_chunked = trace_or_error(base.with_policy("chunked", int(budget)))
 if trace_mono is not None and trace_chunked is not None:

@@ -12,6 +12,7 @@ from ui import charts_tradeoffs as charts
 from ui import text_tradeoffs as text
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario
+from ui.plain import md_escape
 from ui.url_state import choice, number, seed, stepped_choice
 
 LOADS = ("0.5", "1", "2", "4")
@@ -55,7 +56,7 @@ try:
                        run=_run_point)
 except (ValueError, SimulationLimitError) as exc:
     bar.empty()
-    st.error(t("err.config", error=str(exc)))
+    st.error(t("err.config", error=md_escape(exc)))
     st.stop()
 bar.empty()
 names = {load: text.load_label(load) for load in result.load_multipliers}

@@ -17,6 +17,7 @@ from chunkviz.cost.profile import CostProfile, profile_from_json
 from chunkviz.errors import InputError
 from chunkviz.measure import measure
 from ui.i18n import t
+from ui.plain import md_escape
 
 PROFILE_KEY = "_me_profile"
 CANCEL_KEY = "_me_cancel_requested"
@@ -44,7 +45,7 @@ def run_measurement(model: ModelSpec, device: str, plan: str, num_layers: int | 
                           num_threads=max(1, (os.cpu_count() or 1) - 1), progress=progress,
                           is_cancelled=lambda: bool(st.session_state.get(CANCEL_KEY)))
     except ValueError as exc:  # InputError (no torch, no CUDA, bad layers) or a failed correctness check
-        status.error(t("me.failed", error=str(exc)))
+        status.error(t("me.failed", error=md_escape(exc)))
         return
     finally:
         cancel_slot.empty()
@@ -77,6 +78,6 @@ def uploaded_profile() -> CostProfile | None:
         return None
     parsed = _parse(upload.getvalue())
     if isinstance(parsed, str):
-        st.error(t("me.bad_upload", name=upload.name, error=parsed))
+        st.error(t("me.bad_upload", name=md_escape(upload.name), error=md_escape(parsed)))
         return None
     return parsed

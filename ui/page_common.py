@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from chunkviz.analysis.metrics import Metrics
@@ -19,14 +21,19 @@ def lane_labels() -> dict[str, str]:
     return {k: t(f"lbl.{k}") for k in keys}
 
 
+def finite(value: float | None) -> float | None:
+    """`value`, or None when it is missing or not a finite number: a card shows "–", never "nan ms" (issue 16)."""
+    return value if value is not None and math.isfinite(value) else None
+
+
 def _ms(value: float | None) -> str:
-    return "–" if value is None else t("unit.ms", v=value * 1e3)
+    return "–" if finite(value) is None else t("unit.ms", v=value * 1e3)
 
 
 def metric_cards(m: Metrics, base: Metrics | None = None) -> None:
     """TTFT, TBT and throughput cards; with `base`, deltas against it (lower latency is green)."""
     def delta_ms(a: float | None, b: float | None) -> str | None:
-        return None if base is None or a is None or b is None else f"{(a - b) * 1e3:+.1f} ms"
+        return None if base is None or finite(a) is None or finite(b) is None else f"{(a - b) * 1e3:+.1f} ms"
 
     cols = st.columns(4)
     cols[0].metric(t("metric.ttft_p50"), _ms(m.ttft_s.p50), delta_ms(m.ttft_s.p50, base and base.ttft_s.p50),
@@ -35,5 +42,6 @@ def metric_cards(m: Metrics, base: Metrics | None = None) -> None:
                    delta_color="inverse")
     cols[2].metric(t("metric.tbt_p99"), _ms(m.tbt_s.p99), delta_ms(m.tbt_s.p99, base and base.tbt_s.p99),
                    delta_color="inverse")
-    thr_delta = None if base is None else f"{m.throughput_output_tokens_per_s - base.throughput_output_tokens_per_s:+.0f}"
-    cols[3].metric(t("metric.throughput"), f"{m.throughput_output_tokens_per_s:.0f}", thr_delta)
+    thr, base_thr = finite(m.throughput_output_tokens_per_s), base and finite(base.throughput_output_tokens_per_s)
+    thr_delta = None if thr is None or base_thr is None else f"{thr - base_thr:+.0f}"
+    cols[3].metric(t("metric.throughput"), "–" if thr is None else f"{thr:.0f}", thr_delta)

@@ -11,6 +11,7 @@ from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.analysis.scenario import Scenario, run_scenario
 from chunkviz.simulator.trace import Trace
 from ui.i18n import t
+from ui.plain import md_escape
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
@@ -25,8 +26,8 @@ def trace_or_error(scenario: Scenario) -> Trace | None:
     try:
         trace = _cached_trace(scenario)
     except (InputError, ValueError, SimulationLimitError) as exc:
-        st.error(t("err.config", error=str(exc)))
+        st.error(t("err.config", error=md_escape(exc)))
         return None
     for note in scenario.sim_config().warnings(trace.num_gpu_blocks):
-        st.info(t("err.note", note=note))
+        st.info(t("err.note", note=md_escape(note)))
     return trace

@@ -15,6 +15,7 @@ from chunkviz.errors import InputError
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
 from ui import url_state
 from ui.i18n import LANG_LABELS, LANGS, labeler, t
+from ui.plain import md_escape
 
 
 MAX_UI_REQUESTS = 400
@@ -54,9 +55,9 @@ def _uploaded_model():
     try:
         model = model_from_hf_config(upload.getvalue(), model_id=upload.name[:40])
     except InputError as exc:
-        st.sidebar.error(t("side.bad_file", error=str(exc)))
+        st.sidebar.error(t("side.bad_file", error=md_escape(exc)))
         return None
-    st.sidebar.caption(t("side.custom_loaded", what=t("side.model"), name=upload.name))
+    st.sidebar.caption(t("side.custom_loaded", what=t("side.model"), name=md_escape(upload.name)))
     return model
 
 
@@ -68,7 +69,7 @@ def _uploaded_gpu():
     try:
         gpu = gpu_from_json(upload.getvalue(), gpu_id=upload.name[:40])
     except InputError as exc:
-        st.sidebar.error(t("side.bad_file", error=str(exc)))
+        st.sidebar.error(t("side.bad_file", error=md_escape(exc)))
         return None
-    st.sidebar.caption(t("side.custom_loaded", what="GPU", name=upload.name))
+    st.sidebar.caption(t("side.custom_loaded", what="GPU", name=md_escape(upload.name)))
     return gpu
