@@ -1,0 +1,58 @@
+"""Generated-workload property test of the engine (issue 16): every policy in the registry, prefix caching,
+eviction and allocation modes, block sizes, tiny caches that force preemption, n > 1, shared prefixes and tensor
+parallelism; the invariants are checked after every step and at the end (tests/engine_cases.py lists them).
+
+500 examples in CI; `pytest -m slow tests/test_engine_invariants.py` runs CHUNKVIZ_INVARIANT_EXAMPLES (default
+3,000) more. The two checks fixed on the `policies` branch (samples counted against max_num_seqs at admission,
+monolithic's rule under long_prefill_token_threshold) are separate tests marked xfail(strict=False) until it lands.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from chunkviz.simulator.engine import simulate
+from tests.engine_cases import Case, cases, max_num_seqs_violations, monolithic_violations, violations
+
+CI_EXAMPLES = 500
+SLOW_EXAMPLES = int(os.environ.get("CHUNKVIZ_INVARIANT_EXAMPLES", "3000"))
+_SETTINGS = dict(deadline=None, derandomize=True, database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+POLICIES_BRANCH = ("fixed on the `policies` branch (issue 16): parallel-sampling admission must count every sample "
+                   "against max_num_seqs, and monolithic must not chunk under long_prefill_token_threshold")
+
+
+def _check(case: Case) -> None:
+    trace = simulate(case.config, case.requests)
+    assert violations(case, trace) == []
+    assert simulate(case.config, case.requests) == trace  # same inputs, same trace
+
+
+@settings(max_examples=CI_EXAMPLES, **_SETTINGS)
+@given(case=cases())
+def test_engine_invariants_hold_on_generated_workloads(case):
+    _check(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=SLOW_EXAMPLES, **{**_SETTINGS, "derandomize": False})
+@given(case=cases())
+def test_engine_invariants_hold_on_many_more_workloads(case):
+    _check(case)
+
+
+@pytest.mark.xfail(strict=False, reason=POLICIES_BRANCH)
+@settings(max_examples=200, **_SETTINGS)
+@given(case=cases())
+def test_every_sample_counts_against_max_num_seqs(case):
+    assert max_num_seqs_violations(case, simulate(case.config, case.requests)) == []
+
+
+@pytest.mark.xfail(strict=False, reason=POLICIES_BRANCH)
+@settings(max_examples=200, **_SETTINGS)
+@given(case=cases())
+def test_monolithic_never_chunks_a_prompt(case):
+    assert monolithic_violations(case, simulate(case.config, case.requests)) == []
