@@ -8,25 +8,49 @@ tiny caches that force preemption, tensor parallelism) and a workload (n > 1 sam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, fields
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
+from chunkviz import config as config_module
 from chunkviz.analysis.metrics import summarize
-from chunkviz.config import ALLOCATION_NAMES, EVICTION_NAMES, POLICY_NAMES, CacheConfig, SchedulerConfig, SimConfig
+from chunkviz.config import ALLOCATION_NAMES, EVICTION_NAMES, CacheConfig, SchedulerConfig, SimConfig
 from chunkviz.cost.catalogue import get_gpu, get_model
 from chunkviz.request import Request, Segment
 from chunkviz.simulator.trace import StepRecord, Trace
 
-MAX_TEST_STEPS = 20_000  # a livelock fails fast instead of running to the engine's two-million-step bound
+try:  # the policy registry, where policy names and traits live once the `policies` branch lands
+    from chunkviz.simulator.policies.registry import POLICY_NAMES, REGISTRY
+except ImportError:  # before it: the names in config, and the two policies that never chunk a prompt
+    from chunkviz.config import POLICY_NAMES
+    REGISTRY = None
+
+MAX_TEST_STEPS = 20_000
+# Llama-3-8B's shapes with a 1,024-token context, so that a 1,024-token budget holds any sequence here (at most
+# 600 + 40 tokens): engines refuse an unchunked policy whose budget is below max_model_len (vLLM's check).
+MODEL = dataclasses.replace(get_model("llama-3-8b"), max_model_len_tokens=1024)  # a livelock fails fast instead of running to the engine's two-million-step bound
 # Policies whose steps never mix prefill and decode tokens: vLLM V0 without chunking (schedule_monolithic), SGLang
 # without --enable-mixed-chunk (schedule_sglang), static batching (a batch is admitted only onto an empty engine).
-# Under long_prefill_token_threshold the two unchunked policies are checked by monolithic_violations instead
-# (their fix is on the policies branch).
-UNCHUNKED_POLICIES = ("monolithic", "static")
+# Under long_prefill_token_threshold the unchunked policies are checked by monolithic_violations instead (their fix
+# is on the policies branch).
 NO_MIX_POLICIES = {"monolithic": lambda s: s.long_prefill_token_threshold == 0,
-                   "sglang": lambda s: not s.sglang_enable_mixed_chunk,
+                   "sglang": lambda s: not getattr(s, "sglang_enable_mixed_chunk", False),
                    "static": lambda s: s.long_prefill_token_threshold == 0}
+
+
+def chunks_prompts(scheduler: SchedulerConfig) -> bool:
+    """Whether the policy may split a prompt over steps (the registry's trait; monolithic and static never do)."""
+    if REGISTRY is not None:
+        return REGISTRY[scheduler.policy].chunks(scheduler)
+    return scheduler.policy not in ("monolithic", "static")
+
+
+# Optional scheduler switches, drawn when this checkout's SchedulerConfig has them: field -> choices.
+_OPTIONAL_KNOBS = {"sglang_enable_mixed_chunk": (False, True), "trtllm_chunked_context": (False, True),
+                   "trtllm_capacity_policy": getattr(config_module, "TRTLLM_CAPACITY_POLICIES", ()),
+                   "parallel_sampling": getattr(config_module, "PARALLEL_SAMPLING_MODES", ())}
 
 
 @dataclass(frozen=True)
@@ -51,17 +75,22 @@ request_specs = st.tuples(
 @st.composite
 def cases(draw) -> Case:
     block_size = draw(st.sampled_from([2, 8, 16, 32]))
+    present = {f.name for f in fields(SchedulerConfig)}
+    knobs = {name: draw(st.sampled_from(choices)) for name, choices in _OPTIONAL_KNOBS.items()
+             if name in present and choices}
     scheduler = SchedulerConfig(
         policy=draw(st.sampled_from(POLICY_NAMES)),  # the registry's names: new policies are covered as they land
-        max_num_batched_tokens=max(block_size, draw(st.sampled_from([16, 64, 256, 1024]))),
+        max_num_batched_tokens=max(block_size, draw(st.sampled_from([16, 64, 256, 1024, 1024]))),
         max_num_seqs=draw(st.sampled_from([1, 2, 3, 5, 256])),
-        long_prefill_token_threshold=draw(st.sampled_from([0, 0, 24, 100])),
-        sglang_enable_mixed_chunk=draw(st.booleans()))
+        long_prefill_token_threshold=draw(st.sampled_from([0, 0, 24, 100])), **knobs)
     cache = CacheConfig(block_size=block_size, num_gpu_blocks=draw(st.sampled_from([4, 10, 24, 80, 600])),
                         enable_prefix_caching=draw(st.booleans()), eviction=draw(st.sampled_from(EVICTION_NAMES)),
                         allocation=draw(st.sampled_from(ALLOCATION_NAMES)))
-    config = SimConfig(model=get_model("llama-3-8b"), gpu=get_gpu("h100-sxm"), scheduler=scheduler, cache=cache,
-                       tensor_parallel=draw(st.sampled_from([1, 2, 4, 8])), max_num_steps=MAX_TEST_STEPS)
+    try:
+        config = SimConfig(model=MODEL, gpu=get_gpu("h100-sxm"), scheduler=scheduler, cache=cache,
+                           tensor_parallel=draw(st.sampled_from([1, 2, 4, 8])), max_num_steps=MAX_TEST_STEPS)
+    except ValueError:
+        reject()  # a combination the configuration refuses with a message is not a run to check
     specs = sorted(draw(st.lists(request_specs, min_size=1, max_size=8)), key=lambda s: s[0])
     return Case(config, tuple(_request(i, *spec) for i, spec in enumerate(specs)))
 
@@ -135,13 +164,16 @@ def max_num_seqs_violations(case: Case, trace: Trace) -> list[str]:
 
 
 def monolithic_violations(case: Case, trace: Trace) -> list[str]:
-    """monolithic (and static) never chunk a prompt under any setting: a prefill chunk leaves its sequence with every
-    token computed (but the one just sampled), and its step carries no decodes."""
-    if case.config.scheduler.policy not in UNCHUNKED_POLICIES:
+    """A policy that does not chunk prompts (monolithic, static, ...) never does, under any setting: a prefill chunk
+    leaves its sequence with every token computed (but the one just sampled); prefill-first ones mix no decodes."""
+    scheduler = case.config.scheduler
+    if chunks_prompts(scheduler):
         return []
+    rule = NO_MIX_POLICIES.get(scheduler.policy)
+    no_mix = rule is not None and rule(dataclasses.replace(scheduler, long_prefill_token_threshold=0))
     found = []
     for step in trace.steps:
-        if {c.phase for c in step.chunks} == {"prefill", "decode"}:
+        if no_mix and {c.phase for c in step.chunks} == {"prefill", "decode"}:
             found.append(f"monolithic: {case.config.scheduler.policy} step {step.step} mixes prefill and decode")
         after = {(p[0], p[1]): p for p in step.snapshot.progress} if step.snapshot else {}
         for c in step.chunks:
