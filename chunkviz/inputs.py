@@ -42,7 +42,7 @@ def read_bounded(source: bytes | str | os.PathLike[str], max_bytes: int, what: s
         return bytes(source)
     data = _read_path(Path(source), max_bytes, what)
     if len(data) > max_bytes:  # a device or pipe that kept giving bytes
-        raise InputError(f"{what} {source} is longer than {_size(max_bytes)}; the limit is {_size(max_bytes)}")
+        raise InputError(f"{what} {source} holds more than {_size(max_bytes)}, the limit")
     return data
 
 

@@ -74,8 +74,11 @@ def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSp
     obj = _parse_json_object(data, what)
     num_heads = _int_key(obj, "num_attention_heads", what)
     dtype = obj.get("torch_dtype", obj.get("dtype", "bfloat16"))
-    if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:  # a list or object is unhashable: check type first
-        raise InputError(f"{what}: torch_dtype {dtype!r} is not one of {', '.join(_DTYPE_BYTES)}")
+    if not isinstance(dtype, str):  # checked first: a list or object is unhashable and would fail the lookup
+        raise InputError(f"{what}: torch_dtype must be a string, one of {', '.join(_DTYPE_BYTES)}; got a JSON "
+                         f"{_json_type(dtype)}")
+    if dtype not in _DTYPE_BYTES:
+        raise InputError(f"{what}: torch_dtype {dtype!r:.40} is not one of {', '.join(_DTYPE_BYTES)}")
     try:
         return ModelSpec(
             model_id=model_id,
@@ -93,6 +96,10 @@ def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSp
         raise InputError(f"{what}: {exc}") from None
 
 
+def _json_type(value: object) -> str:
+    return {list: "array", dict: "object", bool: "boolean", int: "number", float: "number"}.get(type(value), "value")
+
+
 # Plausible ranges for a user's GPU JSON, wide around the catalogue above (an L40S's 0.864 TB/s to an H200's
 # 141 GB): a figure outside them is a typo or a unit slip, and subnormal figures would overflow the roofline.
 GPU_FIELD_RANGES = {"peak_tflops": (0.01, 100_000.0), "hbm_tb_per_s": (0.001, 1_000.0),
@@ -105,7 +112,7 @@ def gpu_from_json(data: bytes | str, gpu_id: str = "custom") -> GpuSpec:
     obj = _parse_json_object(data, what)
     name = obj.get("name", gpu_id)
     if not isinstance(name, str) or not name:
-        raise InputError(f"{what}: 'name' must be a string, got a JSON {type(name).__name__}")
+        raise InputError(f"{what}: 'name' must be a string, got a JSON {_json_type(name)}")
     figures = {key: field_float(obj, key, what, *GPU_FIELD_RANGES[key], default=32.0 if key.startswith("inter")
                                 else None) for key in GPU_FIELD_RANGES}
     return GpuSpec(

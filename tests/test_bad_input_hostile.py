@@ -1,0 +1,232 @@
+"""Hostile-input catalogue (issue 16), CLI and loaders: every class of bad input the issue lists, each refused with
+its exact message, exit status 2, one line on stderr, nothing on stdout and no file written.
+
+Classes: nesting (deep JSON), digits (huge integers), types (torch_dtype, GPU name), size (/dev/zero, a 3 GB
+file), memory (prefix blocks, detailed runs), config (tensor parallelism), unrepresentable figures (times beyond
+the clock's resolution, rate scales, subnormal or enormous hardware and profile figures).
+scripts/hostile_catalogue.py runs the same classes (and more) in memory-capped child processes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkviz.cli.main import main
+from chunkviz.cost.catalogue import gpu_from_json, model_from_hf_config
+from chunkviz.cost.profile import profile_from_json
+from chunkviz.errors import InputError
+from chunkviz.inputs import MAX_JSON_DEPTH, parse_json, read_bounded, strict_dumps
+from chunkviz.workloads.loaders import load_trace
+
+SIM = ["simulate", "--json", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
+LLAMA = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+         "intermediate_size": 14336, "vocab_size": 128256}
+QWEN = {"num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
+        "intermediate_size": 18944, "vocab_size": 152064}
+SAMPLE = "chunkviz/data/azure_conv_sample.csv"
+LIMIT_S = "the limit is 1e+08 s (about 3.2 years), where the simulator's clock still resolves 15 ns"
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _mooncake(timestamp: str = "0", hash_ids: str = "[1]", length: int = 100) -> str:
+    return f'{{"timestamp": {timestamp}, "input_length": {length}, "output_length": 4, "hash_ids": {hash_ids}}}\n'
+
+
+def _profile(median_s: float) -> str:
+    model = {"model_id": "m", "source": "s", "num_layers": 2, "hidden_size": 512, "num_heads": 8, "num_kv_heads": 8,
+             "intermediate_size": 1024, "vocab_size": 1000, "bytes_per_param": 4, "max_model_len_tokens": 8192}
+    hw = {"gpu_id": "g", "source": "s", "peak_flops_per_s": 1e12, "hbm_bytes_per_s": 1e11, "memory_bytes": 1e10,
+          "interconnect_bytes_per_s": 1e9}
+    point = {"context_tokens": 0, "median_s": median_s, "p10_s": median_s, "p90_s": median_s}
+    return json.dumps({"format": "chunkviz-cost-profile", "version": 1, "device": "cpu", "device_name": "x",
+                       "dtype": "float32", "model": model, "use_rope": True, "hardware": hw, "versions": {},
+                       "check": {"max_abs_diff": 0.0, "tolerance": 1e-3},
+                       "timing": {"method": "perf_counter", "num_warmup": 0, "num_repeats": 1},
+                       "prefill": [{"chunk_tokens": 64, **point}], "decode": [{"batch_size": 1, **point}]})
+
+
+FILES = {
+    "deep_model.json": '{"a": ' + _deep(5000) + "}",
+    "deep_gpu.json": '{"peak_tflops": ' + _deep(100_000) + "}",
+    "deep_profile.json": '{"format": ' + _deep(100_000) + "}",
+    "deep_mooncake.jsonl": _mooncake(hash_ids=_deep(100_000)),
+    "digits_mooncake.jsonl": _mooncake(timestamp="9" * 5000),
+    "bigint_mooncake.jsonl": _mooncake(timestamp="1" + "0" * 400),
+    "long_hash_id.jsonl": _mooncake(hash_ids="[" + "9" * 4000 + "]"),
+    "late_mooncake.jsonl": _mooncake("0") + _mooncake("1e303"),
+    "late.csv": "arrival_s,prompt_tokens,output_tokens\n0,64,4\n1e300,64,4\n",
+    "dtype_list.json": json.dumps({**LLAMA, "torch_dtype": ["bfloat16"]}),
+    "dtype_object.json": json.dumps({**LLAMA, "torch_dtype": {"a": 1}}),
+    "bigint_model.json": '{"num_hidden_layers": 1' + "0" * 5000 + "}",
+    "qwen.json": json.dumps(QWEN),
+    "name_gpu.json": json.dumps({"peak_tflops": 900, "hbm_tb_per_s": 3, "memory_gb": 80, "name": {"x": 1}}),
+    "subnormal_gpu.json": json.dumps({"peak_tflops": 5e-324, "hbm_tb_per_s": 5e-324, "memory_gb": 80}),
+    "tiny_gpu.json": json.dumps({"peak_tflops": 900, "hbm_tb_per_s": 1e-300, "memory_gb": 80}),
+    "huge_profile.json": _profile(1e300),
+    "tiny_profile.json": _profile(5e-324),
+    "many_blocks.jsonl": "".join(_mooncake(str(i), "[" + ",".join(map(str, range(1954))) + "]", 1_000_000)
+                                 for i in range(520)),
+}
+
+# (argv with {name} for files, exact message after "chunkviz CMD: error: ")
+CASES = [
+    ("nesting", SIM + ["--model-spec", "{deep_model.json}"],
+     "model config.json nests arrays or objects more than 32 levels deep (the limit)"),
+    ("nesting", SIM + ["--gpu-spec", "{deep_gpu.json}"],
+     "GPU JSON nests arrays or objects more than 32 levels deep (the limit)"),
+    ("nesting", SIM + ["--profile", "{deep_profile.json}"],
+     "cost profile nests arrays or objects more than 32 levels deep (the limit)"),
+    ("nesting", SIM + ["--trace", "{deep_mooncake.jsonl}"],
+     "line 1 nests arrays or objects more than 32 levels deep (the limit)"),
+    ("nesting", ["prefix-cache", "--capacity-blocks", "9", "--trace", "{deep_mooncake.jsonl}"],
+     "line 1 nests arrays or objects more than 32 levels deep (the limit)"),
+    ("digits", SIM + ["--trace", "{digits_mooncake.jsonl}"],
+     "line 1: the integer 999999999999… has 5,000 digits; the limit is 19"),
+    ("digits", SIM + ["--trace", "{bigint_mooncake.jsonl}"],
+     "line 1: the integer 100000000000… has 401 digits; the limit is 19"),
+    ("digits", ["prefix-cache", "--capacity-blocks", "9", "--trace", "{long_hash_id.jsonl}"],
+     "line 1: the integer 999999999999… has 4,000 digits; the limit is 19"),
+    ("digits", SIM + ["--model-spec", "{bigint_model.json}"],
+     "model config.json: the integer 100000000000… has 5,001 digits; the limit is 19"),
+    ("types", SIM + ["--model-spec", "{dtype_list.json}"],
+     "model config.json: torch_dtype must be a string, one of bfloat16, float16, float32, fp8, float8_e4m3fn; "
+     "got a JSON array"),
+    ("types", SIM + ["--model-spec", "{dtype_object.json}"],
+     "model config.json: torch_dtype must be a string, one of bfloat16, float16, float32, fp8, float8_e4m3fn; "
+     "got a JSON object"),
+    ("types", SIM + ["--gpu-spec", "{name_gpu.json}"], "GPU JSON: 'name' must be a string, got a JSON object"),
+    ("size", SIM + ["--trace", "/dev/zero"], "trace file /dev/zero holds more than 50.0 MB, the limit"),
+    ("size", SIM + ["--model-spec", "/dev/zero"], "--model-spec /dev/zero holds more than 1.0 MB, the limit"),
+    ("size", SIM + ["--gpu-spec", "/dev/zero"], "--gpu-spec /dev/zero holds more than 1.0 MB, the limit"),
+    ("size", SIM + ["--profile", "/dev/zero"], "--profile /dev/zero holds more than 2.0 MB, the limit"),
+    ("size", ["prefix-cache", "--capacity-blocks", "9", "--trace", "/dev/zero"],
+     "trace file /dev/zero holds more than 50.0 MB, the limit"),
+    ("size", SIM + ["--trace", "{sparse.csv}"], "trace file {sparse.csv} is 3221.2 MB; the limit is 50.0 MB"),
+    ("size", SIM + ["--model-spec", "{sparse.csv}"], "--model-spec {sparse.csv} is 3221.2 MB; the limit is 1.0 MB"),
+    ("memory", ["prefix-cache", "--capacity-blocks", "9", "--trace", "{many_blocks.jsonl}"],
+     "line 512: the trace declares more than 1,000,000 prefix blocks (hash_ids or prefix_ids), the limit that keeps "
+     "a replay within memory; cut it to a time window first"),
+    ("memory", SIM[:2] + ["--num-requests", "20000", "--qps", "1000", "--prompt-tokens", "64", "--output-tokens",
+                          "2000", "--length-dist", "fixed"],
+     "a detailed run records every queued sequence at every step, and this one passed the limit of 3,000,000 "
+     "(steps x queued sequences); use fewer requests or a lower load, or run without the detailed trace "
+     "(no --trace-out)"),
+    ("config", SIM + ["--model", "qwen2.5-7b", "--tensor-parallel", "8"],
+     "tensor_parallel=8 must divide the model's 28 attention heads (vLLM's rule); divisors up to 64: "
+     "1, 2, 4, 7, 14, 28"),
+    ("config", SIM + ["--model-spec", "{qwen.json}", "--tensor-parallel", "8"],
+     "tensor_parallel=8 must divide the model's 28 attention heads (vLLM's rule); divisors up to 64: "
+     "1, 2, 4, 7, 14, 28"),
+    ("config", SIM + ["--tensor-parallel", "64"],
+     "tensor_parallel=64 must divide the model's 32 attention heads (vLLM's rule); divisors up to 64: "
+     "1, 2, 4, 8, 16, 32"),
+    ("config", ["cost", "--json", "--prefill-tokens", "512", "--tensor-parallel", "3"],
+     "--tensor-parallel 3 must divide the model's 32 attention heads (vLLM's rule); divisors up to 64: "
+     "1, 2, 4, 8, 16, 32"),
+    ("config", ["cost", "--json", "--prefill-tokens", "512", "--model", "qwen2.5-7b", "--tensor-parallel", "8"],
+     "--tensor-parallel 8 must divide the model's 28 attention heads (vLLM's rule); divisors up to 64: "
+     "1, 2, 4, 7, 14, 28"),
+    ("figures", SIM + ["--trace", "{late.csv}"], f"the trace spans 1e+300 s from its first to its last arrival; {LIMIT_S}"),
+    ("figures", SIM + ["--trace", "{late_mooncake.jsonl}"],
+     f"the trace spans 1e+300 s from its first to its last arrival; {LIMIT_S}"),
+    ("figures", SIM + ["--trace", SAMPLE, "--rate-scale", "1e308"], "rate scale must be from 1e-06 to 1e+06, got 1e+308"),
+    ("figures", SIM + ["--trace", SAMPLE, "--rate-scale", "1e-300"],
+     "rate scale must be from 1e-06 to 1e+06, got 1e-300"),
+    ("figures", SIM + ["--qps", "1e-300"], f"request 1: arrival_s is 1.0196e+300 s; {LIMIT_S}"),
+    ("figures", SIM + ["--profile", "{huge_profile.json}"],
+     "cost profile: 'prefill[0].median_s' must be from 1e-09 to 3600, got 1e+300"),
+    ("figures", SIM + ["--profile", "{tiny_profile.json}"],
+     "cost profile: 'prefill[0].median_s' must be from 1e-09 to 3600, got 5e-324"),
+    ("figures", SIM + ["--gpu-spec", "{subnormal_gpu.json}"],
+     "GPU JSON: 'peak_tflops' must be a number from 0.01 to 100000, got 5e-324"),
+    ("figures", SIM + ["--gpu-spec", "{tiny_gpu.json}"],
+     "GPU JSON: 'hbm_tb_per_s' must be a number from 0.001 to 1000, got 1e-300"),
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("hostile")
+    paths = {}
+    for name, text in FILES.items():
+        (folder / name).write_text(text)
+        paths[name] = str(folder / name)
+    sparse = folder / "sparse.csv"
+    with open(sparse, "wb") as fh:
+        fh.truncate(3 * 2**30)  # holes: instant to make, and must be refused by size before any read
+    paths["sparse.csv"] = str(sparse)
+    return paths
+
+
+def _fill(text: str, files: dict[str, str]) -> str:
+    for name, path in files.items():
+        text = text.replace("{" + name + "}", path)
+    return text
+
+
+@pytest.mark.parametrize("cls, argv, message", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_hostile_input_is_refused_with_its_message(capsys, tmp_path, files, cls, argv, message):
+    argv = [_fill(arg, files) for arg in argv]
+    out_file = tmp_path / "trace.json"
+    if argv[0] == "simulate":
+        argv = argv + ["--trace-out", str(out_file)]
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err == f"chunkviz {argv[0]}: error: {_fill(message, files)}\n"
+    assert captured.out == ""
+    assert not out_file.exists()  # nothing written
+
+
+def test_every_class_of_the_issue_is_covered():
+    assert {c[0] for c in CASES} == {"nesting", "digits", "types", "size", "memory", "config", "figures"}
+
+
+@pytest.mark.parametrize("loader", [model_from_hf_config, gpu_from_json, profile_from_json])
+def test_spec_loaders_refuse_deep_nesting_without_recursion(loader):
+    data = ("{" + "\"a\": " + _deep(200_000) + "}").encode()  # 400 KB: under every size limit
+    with pytest.raises(InputError, match="more than 32 levels deep"):
+        loader(data)
+
+
+def test_the_gate_counts_depth_outside_strings_only():
+    assert parse_json('{"a": "' + "[" * 500 + '"}', "x") == {"a": "[" * 500}
+    assert parse_json(_deep(MAX_JSON_DEPTH), "x") is not None
+    with pytest.raises(InputError, match="32 levels"):
+        parse_json(_deep(MAX_JSON_DEPTH + 1), "x")
+
+
+def test_the_gate_reads_a_device_only_up_to_the_limit():
+    with pytest.raises(InputError, match="holds more than 1,000 bytes, the limit"):
+        read_bounded("/dev/zero", 1000, "spec")
+    assert read_bounded(b"abc", 3, "x") == b"abc"
+
+
+def test_uploaded_trace_bytes_go_through_the_same_gate():
+    with pytest.raises(InputError, match="line 1: the integer 999999999999… has 5,000 digits; the limit is 19"):
+        load_trace(FILES["digits_mooncake.jsonl"].encode(), "mooncake")
+
+
+def test_strict_json_refuses_nan_and_names_the_field():
+    with pytest.raises(InputError, match=r"^the result cannot be represented: ttft_s.mean is not a finite number"):
+        strict_dumps({"ttft_s": {"mean": float("nan")}, "ok": 1.0})
+    assert strict_dumps({"a": 1.5}) == '{"a": 1.5}'
+
+
+def test_legitimate_tensor_parallel_still_runs(capsys):
+    assert main(SIM + ["--model", "qwen2.5-7b", "--tensor-parallel", "4"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["num_finished"] == 3 and "NaN" not in out
+
+
+def test_written_trace_is_strict_json(tmp_path, capsys):
+    out_file = tmp_path / "t.json"
+    assert main(SIM + ["--trace-out", str(out_file)]) == 0
+    json.loads(out_file.read_text(), parse_constant=lambda name: pytest.fail(f"{name} in the trace JSON"))
+    assert Path(out_file).stat().st_size > 0
