@@ -1,0 +1,76 @@
+"""Markup injection (issue 16), server side: a URL value, an uploaded file's name or its contents reach the page
+only as escaped text, so Markdown renders them literally (no link, image, directive or tag can come from them).
+
+AppTest shows the Markdown source Streamlit will render, so these tests assert on the source: every payload
+appears only with its punctuation backslash-escaped. tests/e2e/test_injection_browser.py checks the rendered DOM.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.ui.apptest_helpers import open_app
+from ui.plain import md_escape
+
+EVIL = "https://evil.example/x.png"
+PAYLOADS = (f"[click here]({EVIL})", f"![x]({EVIL})", f'<img src="{EVIL}">', ":red[alarm] :material/home: $x^2$")
+# Unescaped Markdown/HTML that would turn into an element: a link or image target, a tag, a directive.
+LIVE = re.compile(r"(?<!\\)\]\((?!\\)|(?<!\\)<img|(?<!\\):red(?<!\\)\[|(?<!\\)\$x")
+
+
+def _rendered(at) -> list[str]:
+    kinds = (at.title, at.markdown, at.caption, at.info, at.warning, at.error, at.success, at.subheader)
+    side = (at.sidebar.markdown, at.sidebar.caption, at.sidebar.error, at.sidebar.warning, at.sidebar.info)
+    return [str(e.value) for kind in kinds + side for e in kind]
+
+
+def _assert_inert(at, payload: str) -> None:
+    shown = _rendered(at)
+    assert not at.exception
+    assert not any(LIVE.search(text) and "evil" in text for text in shown), [t for t in shown if "evil" in t]
+    assert not any("evil.example" in text and "evil\\.example" not in text for text in shown)
+
+
+def test_md_escape_leaves_nothing_for_markdown_to_interpret():
+    for payload in PAYLOADS:
+        escaped = md_escape(payload)
+        assert not LIVE.search(escaped)
+        assert re.sub(r"\\(.)", r"\1", escaped) == payload  # unescaping gives the text back, character for character
+    assert md_escape("a\n\n# title") == "a \\# title"  # one line: a newline cannot open a heading or a list
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_url_values_are_echoed_as_plain_text(payload):
+    at = open_app(None, pa=payload, n=payload, preset=payload)
+    warnings = [w.value for w in at.warning]
+    assert any("pa\\=" in w for w in warnings), warnings  # the page says what it ignored ("=" escaped)
+    _assert_inert(at, payload)
+
+
+def test_uploaded_names_and_contents_are_plain_text():
+    at = open_app()
+    bad_model = json.dumps({"num_hidden_layers": 2, "torch_dtype": PAYLOADS[0]}).encode()
+    at.file_uploader(key="model_upload").set_value((f"{PAYLOADS[1]}.json", bad_model, "application/json")).run()
+    assert at.sidebar.error, "the bad config.json is reported"
+    gpu = json.dumps({"peak_tflops": 989, "hbm_tb_per_s": 3.35, "memory_gb": 80, "name": PAYLOADS[0]}).encode()
+    at.file_uploader(key="gpu_upload").set_value((f"{PAYLOADS[2]}.json", gpu, "application/json")).run()
+    _assert_inert(at, PAYLOADS[0])
+    at.switch_page("pages/attention_page.py").run()  # the uploaded GPU's name is shown in a lesson sentence
+    _assert_inert(at, PAYLOADS[0])
+
+
+def test_uploaded_trace_name_and_cells_are_plain_text():
+    at = open_app("pages/traces_page.py", rt_source="upload")
+    csv = f"arrival_s,prompt_tokens,output_tokens\n0,{PAYLOADS[0]},4\n".encode()
+    at.file_uploader(key="rt_upload").set_value((f"{PAYLOADS[1]}.csv", csv, "text/csv")).run()
+    assert at.error, "the bad trace is reported"
+    _assert_inert(at, PAYLOADS[0])
+
+
+def test_typed_reference_string_is_plain_text():
+    at = open_app("pages/paging_page.py", pr_refs=PAYLOADS[0])
+    assert at.error, "the bad reference string is reported"
+    _assert_inert(at, PAYLOADS[0])
