@@ -57,7 +57,8 @@ def _read_path(path: Path, max_bytes: int, what: str) -> bytes:
 
 
 def _size(num_bytes: int) -> str:
-    return f"{num_bytes / 1e6:.1f} MB" if num_bytes >= 100_000 else f"{num_bytes:,} bytes"
+    # Whole bytes below 10 MB, so a file one byte over a 1 MB limit does not read "1.0 MB; the limit is 1.0 MB".
+    return f"{num_bytes / 1e6:.1f} MB" if num_bytes >= 10_000_000 else f"{num_bytes:,} bytes"
 
 
 def json_depth_ok(text: str, max_depth: int = MAX_JSON_DEPTH) -> bool:

@@ -76,3 +76,51 @@ def test_typed_reference_string_is_plain_text():
     at = open_app("pages/paging_page.py", pr_refs=PAYLOADS[0])
     assert at.error, "the bad reference string is reported"
     _assert_inert(at, PAYLOADS[0])
+
+
+# Hostile uploads (issue 16): the app uses the CLI's input gate, so each class gives the same message, shown escaped.
+LLAMA = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+         "intermediate_size": 14336, "vocab_size": 128256}
+MODEL_UPLOADS = [
+    ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "model config.json nests arrays or objects more than 32 levels deep (the limit)"),
+    ('{"num_hidden_layers": 1' + "0" * 5000 + "}",
+     "model config.json: the integer 100000000000… has 5,001 digits; the limit is 19"),
+    (json.dumps({**LLAMA, "torch_dtype": ["bfloat16"]}),
+     "model config.json: torch_dtype must be a string, one of bfloat16, float16, float32, fp8, float8_e4m3fn; got a "
+     "JSON array"),
+    ("x" * 1_000_001, "model config.json is 1,000,001 bytes; the limit is 1,000,000 bytes"),
+]
+GPU_UPLOADS = [
+    (json.dumps({"peak_tflops": 5e-324, "hbm_tb_per_s": 3, "memory_gb": 80}),
+     "GPU JSON: 'peak_tflops' must be a number from 0.01 to 100000, got 5e-324"),
+    (json.dumps({"peak_tflops": 900, "hbm_tb_per_s": 3, "memory_gb": 80, "name": [1]}),
+     "GPU JSON: 'name' must be a string, got a JSON array"),
+]
+
+
+@pytest.mark.parametrize("key, data, message", [("model_upload", d, m) for d, m in MODEL_UPLOADS]
+                         + [("gpu_upload", d, m) for d, m in GPU_UPLOADS])
+def test_hostile_spec_uploads_give_the_cli_message(key, data, message):
+    at = open_app()
+    at.file_uploader(key=key).set_value(("spec.json", data.encode(), "application/json")).run()
+    assert not at.exception
+    assert [e.value for e in at.sidebar.error] == [f"Could not use that file: {md_escape(message)}"]
+
+
+def test_hostile_trace_upload_gives_the_cli_message():
+    at = open_app("pages/traces_page.py", rt_source="upload")
+    line = '{"timestamp": ' + "9" * 5000 + ', "input_length": 100, "output_length": 4, "hash_ids": [1]}\n'
+    at.file_uploader(key="rt_upload").set_value(("t.jsonl", line.encode(), "application/json")).run()
+    assert not at.exception
+    message = "line 1: the integer 999999999999… has 5,000 digits; the limit is 19"
+    assert f"Could not load {md_escape('t.jsonl')}: {md_escape(message)}" in [e.value for e in at.error]
+
+
+def test_extreme_but_valid_gpu_shows_no_nan_card():
+    at = open_app()
+    gpu = json.dumps({"peak_tflops": 0.01, "hbm_tb_per_s": 0.001, "memory_gb": 100_000}).encode()
+    at.file_uploader(key="gpu_upload").set_value(("slow.json", gpu, "application/json")).run()
+    assert not at.exception
+    shown = [str(m.value) for m in at.metric] + _rendered(at)
+    assert not any("nan" in text.lower().split() or "nan ms" in text.lower() for text in shown), shown
