@@ -93,7 +93,7 @@ def _add_cache_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-gpu-blocks", type=int, default=None)
 
 
-def _read_spec(path: Path, what: str, max_bytes: int = MAX_SPEC_BYTES) -> bytes:
+def _read_spec(path: Path, what: str = "spec file", max_bytes: int = MAX_SPEC_BYTES) -> bytes:
     # The input gate: size checked before reading (stat for files, a bounded read for /dev/zero and pipes).
     return read_bounded(path, max_bytes, what)
 
