@@ -30,7 +30,8 @@ def show_simulation(base: Scenario, profile: CostProfile) -> None:
     budget = stepped_choice(st, t("me.budget"), BUDGETS, "me_budget", 512)
     measured = replace(base, cost_profile=profile)
     st.caption(t("me.applied", scale=base.model.num_layers / profile.model.num_layers,
-                 sim_layers=base.model.num_layers, sim_model=md_escape(base.model.model_id), layers=profile.model.num_layers,
+                 sim_layers=base.model.num_layers, sim_model=md_escape(base.model.model_id),
+                 layers=profile.model.num_layers,
                  overhead=base.cost.step_overhead_s * 1e3, gpu=md_escape(base.gpu.gpu_id)))
     engines = (("monolithic", measured.with_policy("monolithic", None)),
                ("chunked", measured.with_policy("chunked", int(budget))))
