@@ -2,7 +2,8 @@
 
 Invariant: md_escape(x) rendered by any Markdown-rendering Streamlit call (st.markdown, st.caption, st.info,
 st.warning, st.error) shows the characters of x as they are (plus invisible word joiners): no link, autolink,
-image, tag, emoji or colour directive can come from them. Every page passes such strings through here before they reach a Markdown text (issue 16).
+image, tag, emoji or colour directive can come from them. Every page passes such strings through here before
+they reach a Markdown text (issue 16).
 """
 
 from __future__ import annotations
