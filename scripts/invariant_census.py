@@ -34,6 +34,7 @@ sys.modules["engine_cases"] = _CASES  # dataclasses look their module up by name
 _SPEC.loader.exec_module(_CASES)
 cases, violations = _CASES.cases, _CASES.violations
 max_num_seqs_violations, monolithic_violations = _CASES.max_num_seqs_violations, _CASES.monolithic_violations
+sglang_violations = _CASES.sglang_violations
 
 
 def census(num_cases: int, seed: int) -> dict[str, object]:
@@ -49,6 +50,7 @@ def census(num_cases: int, seed: int) -> dict[str, object]:
         try:
             trace = simulate(case.config, case.requests)
             found = violations(case, trace) + max_num_seqs_violations(case, trace) + monolithic_violations(case, trace)
+            found += sglang_violations(case, trace)
         except SimulationLimitError:
             found = ["livelock: step limit reached"]
         except InputError:  # refused with a message, as engines refuse some settings: not a violation

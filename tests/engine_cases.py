@@ -27,17 +27,19 @@ except ImportError:  # before it: the names in config, and the two policies that
     from chunkviz.config import POLICY_NAMES
     REGISTRY = None
 
-MAX_TEST_STEPS = 20_000
+MAX_TEST_STEPS = 20_000  # a livelock fails fast instead of running to the engine's two-million-step bound
 # Llama-3-8B's shapes with a 1,024-token context, so that a 1,024-token budget holds any sequence here (at most
 # 600 + 40 tokens): engines refuse an unchunked policy whose budget is below max_model_len (vLLM's check).
-MODEL = dataclasses.replace(get_model("llama-3-8b"), max_model_len_tokens=1024)  # a livelock fails fast instead of running to the engine's two-million-step bound
-# Policies whose steps never mix prefill and decode tokens: vLLM V0 without chunking (schedule_monolithic), SGLang
-# without --enable-mixed-chunk (schedule_sglang), static batching (a batch is admitted only onto an empty engine).
+MODEL = dataclasses.replace(get_model("llama-3-8b"), max_model_len_tokens=1024)
+# Policies whose steps never mix prefill and decode tokens: vLLM V0 without chunking (schedule_monolithic), static
+# batching (a batch is admitted only onto an empty engine).
 # Under long_prefill_token_threshold the unchunked policies are checked by monolithic_violations instead (their fix
 # is on the policies branch).
 NO_MIX_POLICIES = {"monolithic": lambda s: s.long_prefill_token_threshold == 0,
-                   "sglang": lambda s: not getattr(s, "sglang_enable_mixed_chunk", False),
                    "static": lambda s: s.long_prefill_token_threshold == 0}
+# SGLang without --enable-mixed-chunk is prefill-first too, but its rule is checked apart (sglang_violations): a
+# random run found a preempted request's recompute prefill continued inside a decode step (both branches).
+SGLANG_NO_MIX = lambda s: s.policy == "sglang" and not getattr(s, "sglang_enable_mixed_chunk", False)  # noqa: E731
 
 
 def chunks_prompts(scheduler: SchedulerConfig) -> bool:
@@ -124,7 +126,8 @@ def _block_violations(step: StepRecord, num_gpu_blocks: int) -> list[str]:
     found = []
     in_use = 0
     for b in snap.blocks:
-        if b.ref_count < 0 or b.ref_count != held.get(b.block_id, 0) or (b.ref_count > 0) == (b.free_position is not None):
+        in_free_queue = b.free_position is not None
+        if b.ref_count < 0 or b.ref_count != held.get(b.block_id, 0) or (b.ref_count > 0) == in_free_queue:
             found.append(f"blocks: step {step.step} block {b.block_id} ref {b.ref_count}, held by "
                          f"{held.get(b.block_id, 0)} tables, free position {b.free_position}")
         in_use += b.ref_count > 0
@@ -169,8 +172,7 @@ def monolithic_violations(case: Case, trace: Trace) -> list[str]:
     scheduler = case.config.scheduler
     if chunks_prompts(scheduler):
         return []
-    rule = NO_MIX_POLICIES.get(scheduler.policy)
-    no_mix = rule is not None and rule(dataclasses.replace(scheduler, long_prefill_token_threshold=0))
+    no_mix = scheduler.policy in NO_MIX_POLICIES
     found = []
     for step in trace.steps:
         if no_mix and {c.phase for c in step.chunks} == {"prefill", "decode"}:
@@ -182,3 +184,11 @@ def monolithic_violations(case: Case, trace: Trace) -> list[str]:
                 found.append(f"monolithic: step {step.step} prefills {c.num_tokens} tokens of request "
                              f"{c.request_id}, leaving {progress[3] - 1 - progress[2]} uncomputed")
     return found
+
+
+def sglang_violations(case: Case, trace: Trace) -> list[str]:
+    """SGLang without mixed chunks is prefill-first: a step that prefills carries no decodes (schedule_sglang)."""
+    if not SGLANG_NO_MIX(case.config.scheduler):
+        return []
+    return [f"sglang: step {s.step} mixes prefill and decode" for s in trace.steps
+            if {c.phase for c in s.chunks} == {"prefill", "decode"}]

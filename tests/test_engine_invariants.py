@@ -2,9 +2,10 @@
 eviction and allocation modes, block sizes, tiny caches that force preemption, n > 1, shared prefixes and tensor
 parallelism; the invariants are checked after every step and at the end (tests/engine_cases.py lists them).
 
-500 examples in CI; `pytest -m slow tests/test_engine_invariants.py` runs CHUNKVIZ_INVARIANT_EXAMPLES (default
-3,000) more. The two checks fixed on the `policies` branch (samples counted against max_num_seqs at admission,
-monolithic's rule under long_prefill_token_threshold) are separate tests marked xfail(strict=False) until it lands.
+500 examples in CI; `CHUNKVIZ_INVARIANT_EXAMPLES=3000 pytest -m slow tests/test_engine_invariants.py` runs that many
+more with a random seed. The checks fixed on the `policies` branch (samples counted against max_num_seqs at
+admission, monolithic's rule under long_prefill_token_threshold) and the open SGLang finding are separate tests
+marked xfail(strict=False).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from hypothesis import HealthCheck, given, settings
 
 from chunkviz.errors import InputError
 from chunkviz.simulator.engine import simulate
-from tests.engine_cases import Case, cases, max_num_seqs_violations, monolithic_violations, violations
+from tests.engine_cases import (Case, cases, max_num_seqs_violations, monolithic_violations, sglang_violations,
+                                violations)
 
 CI_EXAMPLES = 500
-SLOW_EXAMPLES = int(os.environ.get("CHUNKVIZ_INVARIANT_EXAMPLES", "3000"))
+SLOW_EXAMPLES = int(os.environ.get("CHUNKVIZ_INVARIANT_EXAMPLES", "0"))
 _SETTINGS = dict(deadline=None, derandomize=True, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 POLICIES_BRANCH = ("fixed on the `policies` branch (issue 16): parallel-sampling admission must count every sample "
@@ -49,7 +51,8 @@ def test_engine_invariants_hold_on_generated_workloads(case):
 
 
 @pytest.mark.slow
-@settings(max_examples=SLOW_EXAMPLES, **{**_SETTINGS, "derandomize": False})
+@pytest.mark.skipif(SLOW_EXAMPLES < 1, reason="a slow run: set CHUNKVIZ_INVARIANT_EXAMPLES=3000 (random seed)")
+@settings(max_examples=max(SLOW_EXAMPLES, 1), **{**_SETTINGS, "derandomize": False})
 @given(case=cases())
 def test_engine_invariants_hold_on_many_more_workloads(case):
     _check(case)
@@ -69,3 +72,12 @@ def test_every_sample_counts_against_max_num_seqs(case):
 def test_monolithic_never_chunks_a_prompt(case):
     trace = _run(case)
     assert trace is None or monolithic_violations(case, trace) == []
+
+
+@pytest.mark.xfail(strict=False, reason="open finding (issue 16 census): SGLang without mixed chunks continues a "
+                   "preempted request's recompute prefill inside a decode step; reported to the `policies` helper")
+@settings(max_examples=200, **_SETTINGS)
+@given(case=cases())
+def test_sglang_prefill_first_steps_carry_no_decodes(case):
+    trace = _run(case)
+    assert trace is None or sglang_violations(case, trace) == []

@@ -87,7 +87,7 @@ def pick_requests(load: TraceLoad) -> tuple[tuple[float, float] | None, tuple[Re
     try:
         in_window = select(load.requests, window_s)
     except InputError as exc:
-        st.warning(t("rt.bad_select", error=md_escape(exc)))
+        st.warning(t("rt.bad_select", error=str(exc)))  # numbers only: the window, rate and sample
         window_s, in_window = None, load.requests
     requests = select(in_window, None, float(rate), int(sample), int(seed))
     if len(requests) < len(in_window):

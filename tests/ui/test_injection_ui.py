@@ -18,7 +18,7 @@ from ui.plain import WORD_JOINER, md_escape
 EVIL = "https://evil.example/x.png"
 PAYLOADS = (f"[click here]({EVIL})", f"![x]({EVIL})", f'<img src="{EVIL}">', ":red[alarm] :material/home: $x^2$")
 # Unescaped Markdown/HTML that would turn into an element: a link or image target, a tag, a directive.
-LIVE = re.compile(r"(?<!\\)\]\((?!\\)|(?<!\\)<img|(?<!\\):red(?<!\\)\[|(?<!\\)\$x")
+LIVE = re.compile(r"(?<!\\)\]\(|(?<!\\)<img|:red\[|(?<!\\)\$x")
 
 
 def _rendered(at) -> list[str]:
@@ -31,7 +31,7 @@ def _assert_inert(at, payload: str) -> None:
     shown = _rendered(at)
     assert not at.exception
     assert not any(LIVE.search(text) and "evil" in text for text in shown), [t for t in shown if "evil" in t]
-    assert not any("evil.example" in text and "evil\\.example" not in text for text in shown)
+    assert not any("https://evil" in text or "www.evil" in text for text in shown)  # autolinks broken by joiners
 
 
 def test_md_escape_leaves_nothing_for_markdown_to_interpret():
@@ -40,7 +40,8 @@ def test_md_escape_leaves_nothing_for_markdown_to_interpret():
         assert not LIVE.search(escaped)
         # Unescaping (and dropping the invisible word joiners) gives the text back, character for character.
         assert re.sub(r"\\(.)", r"\1", escaped).replace(WORD_JOINER, "") == payload
-    assert md_escape("a\n\n# title") == "a \\# title"  # one line: a newline cannot open a heading or a list
+    assert md_escape("a\n\n# title") == "a # title"  # one line: a newline cannot open a heading or a list
+    assert md_escape("# title") == "\\# title" and md_escape("1. item") == "1\\. item"  # nor can the value's start
     assert WORD_JOINER in md_escape("https://x") and WORD_JOINER in md_escape("www.x")  # no GFM autolink
 
 
@@ -48,7 +49,7 @@ def test_md_escape_leaves_nothing_for_markdown_to_interpret():
 def test_url_values_are_echoed_as_plain_text(payload):
     at = open_app(None, pa=payload, n=payload, preset=payload)
     warnings = [w.value for w in at.warning]
-    assert any("pa\\=" in w for w in warnings), warnings  # the page says what it ignored ("=" escaped)
+    assert any("pa=" in w for w in warnings), warnings  # the page says what it ignored
     _assert_inert(at, payload)
 
 
