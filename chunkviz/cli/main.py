@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from chunkviz.errors import InputError, SimulationLimitError
 
@@ -27,7 +28,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with status 2 and a one-line message (its default prints usage too)."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"chunkviz {self.prog.split()[-1]}: error: {message}\n")
         raise SystemExit(2)
 
