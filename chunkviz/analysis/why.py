@@ -39,7 +39,7 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
     "why.ids_1": ("R{a}", "R{a}"),
     "why.ids_2": ("R{a} and R{b}", "R{a} 和 R{b}"),
     "why.ids_3": ("R{a}, R{b} and R{c}", "R{a}、R{b} 和 R{c}"),
-    "why.ids_more": ("R{a}, R{b} and {n} more", "R{a}、R{b} 等 {total} 个请求"),
+    "why.ids_more": ("R{a}, R{b} and {n} more", "R{a}、R{b} 及另外 {n} 个请求"),
     "why.sep": ("; ", "；"),
 }
 
