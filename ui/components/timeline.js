@@ -127,6 +127,7 @@ class Timeline {
     if (this.cursor >= this.d.end_ms - 1e-6) this.cursor = 0;
     this.playing = true; this.acc = 0; this.last = performance.now();
     this.playBtn.textContent = this.t("pause"); this.playBtn.classList.add("on");
+    this.box.dataset.playing = "1";
     const tick = (now) => {
       if (!this.playing) return;
       this.advance(Math.min(now - this.last, 250)); this.last = now; this.draw();
@@ -152,6 +153,7 @@ class Timeline {
     if (!this.playing) return;
     this.playing = false; cancelAnimationFrame(this.raf);
     this.playBtn.textContent = this.t("play"); this.playBtn.classList.remove("on");
+    this.box.dataset.playing = "0";
     this.saveUrlSoon();
   }
 
@@ -200,7 +202,7 @@ class Timeline {
     }
     ctx.textAlign = "left"; ctx.fillText(this.t("time_ms"), 2, yAxis + tick + 4);
     // The cursor: palette.CURSOR, a colour no bar uses.
-    const xc = X(this.cursor);
+    const xc = X(this.cursor); this.cursorX = xc;
     ctx.fillStyle = d.colours.cursor; ctx.fillRect(xc - 1.5, 0, 3, yAxis);
     this.afterDraw(stepIdx);
   }
@@ -252,7 +254,7 @@ class Timeline {
     }));
     const ds = this.box.dataset;
     ds.cursorMs = this.cursor.toFixed(3); ds.draws = this.draws; ds.stepsShown = this.stepsShown;
-    ds.dropped = this.dropped; ds.playing = this.playing ? "1" : "0";
+    ds.dropped = this.dropped; ds.playing = this.playing ? "1" : "0"; ds.cursorX = (this.cursorX || 0).toFixed(1);
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
   }
 
