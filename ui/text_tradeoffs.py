@@ -38,9 +38,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "to.running": ("Simulating {done} of {total} settings…", "正在模拟第 {done} / {total} 个设置……"),
     "to.best": ("At {load} load, for TTFT ≤ {ttft} ms and TBT ≤ {tbt} ms the best setting is **{setting}**: "
                 "{pct:.0f}% of requests meet both targets (goodput {goodput:.1f} requests/s) at {thr:,.0f} output "
-                "tokens/s.",
+                "tokens/s. (Ties go to the higher throughput, then to the smaller budget.)",
                 "在 {load} 负载下，对首字延迟 ≤ {ttft} 毫秒、字间延迟 ≤ {tbt} 毫秒的目标，最好的设置是 **{setting}**："
-                "{pct:.0f}% 的请求两项都达标（有效吞吐 {goodput:.1f} 请求/秒），输出吞吐 {thr:,.0f} token/秒。"),
+                "{pct:.0f}% 的请求两项都达标（有效吞吐 {goodput:.1f} 请求/秒），输出吞吐 {thr:,.0f} token/秒。（并列时取吞吐更高者，再取预算更小者。）"),
     "to.setting_budget": ("max_num_batched_tokens = {budget}", "max_num_batched_tokens = {budget}"),
     "to.setting_mono": ("monolithic prefill (no chunking)", "整体预填充（不分块）"),
     "to.none": ("At {load} load, no setting meets TTFT ≤ {ttft} ms and TBT ≤ {tbt} ms: not a single request gets its "
