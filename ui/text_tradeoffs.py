@@ -26,7 +26,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                     "between its later tokens stays within the TBT target.",
                     "一个请求达标，是指它的首个 token 在首字延迟目标内到达，并且之后每两个 token 之间的间隔都不超过"
                     "字间延迟目标。"),
-    "to.latency_axis": ("Latency on the frontier", "前沿图的延迟指标"),
+    "to.latency_axis": ("Latency on the frontier", "帕累托前沿图的延迟指标"),
     "to.load.0.5": ("0.5×", "0.5×"),
     "to.load.1": ("1×", "1×"),
     "to.load.2": ("2×", "2×"),
@@ -62,7 +62,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "预算的好处。预算太小会拖累首字延迟：正在解码的请求占去每一步的大部分 token，提示词只能一点点挤进来。重载时，"
         "整体预填充的字间延迟 p99 可能看起来不错：它的卡顿次数少，但一次可长达一秒，藏在所有间隔的第 99 百分位之上；"
         "而“达标比例”检查每个请求的每个间隔，能把它们揪出来。"),
-    "to.frontier": ("The latency–throughput frontier", "延迟–吞吐前沿"),
+    "to.frontier": ("The latency–throughput frontier", "延迟–吞吐帕累托前沿"),
     "to.frontier_note": (
         "Each dot is one budget; the line joins the settings that nothing beats on both axes (lower latency and more "
         "throughput). Anything off the line is a setting you would never pick.",
@@ -111,9 +111,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "to.lbl.mono": ("monolithic (no chunking)", "整体预填充（不分块）"),
     "to.lbl.mono_short": ("monolithic", "整体预填充"),
     "to.lbl.current": ("current setting", "当前设置"),
-    "to.lbl.frontier": ("frontier", "前沿"),
+    "to.lbl.frontier": ("frontier", "帕累托前沿"),
     "to.lbl.budget_tokens": ("max_num_batched_tokens (log scale)", "max_num_batched_tokens（对数刻度）"),
     "to.lbl.ms": ("ms", "毫秒"),
+    "to.lbl.ms_log": ("ms, log scale", "毫秒，对数刻度"),
     "to.lbl.tok_s": ("output tokens/s", "输出 token/秒"),
     "to.lbl.goodput": ("goodput (requests/s)", "有效吞吐（请求/秒）"),
     "to.lbl.within": ("within targets (%)", "达标比例（%）"),
@@ -129,7 +130,7 @@ def load_label(load: float) -> str:
 
 
 def chart_labels() -> dict[str, str]:
-    keys = ("mono", "mono_short", "current", "frontier", "budget_tokens", "ms", "tok_s", "goodput", "within",
+    keys = ("mono", "mono_short", "current", "frontier", "budget_tokens", "ms", "ms_log", "tok_s", "goodput", "within",
             "chat_within", "chat_gap", "batch_thr", "best")
     labels = {k: t(f"to.lbl.{k}") for k in keys}
     for k in ("ttft_p50", "ttft_p99", "tbt_p99", "throughput"):
