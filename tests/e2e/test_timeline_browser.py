@@ -111,3 +111,23 @@ def test_hovers_show_true_durations(small, server_url):
     for text in stalls:
         a, b, d = _spans(text)
         assert abs((b - a) - d) < 0.11 and d in true_ms, text
+
+
+def test_deep_link_on_a_fresh_server_opens_that_page(browser):
+    from tests.e2e.conftest import _free_port, start_server
+
+    port = _free_port()
+    proc = start_server(port)  # fresh: no session has run st.navigation yet
+    try:
+        context = browser.new_context(viewport=VIEW)
+        p = context.new_page()
+        p.goto(f"http://127.0.0.1:{port}/kv?lang=zh")
+        wait_for_app(p, timeout_ms=90000)
+        p.get_by_role("heading", name="分页 KV 缓存：一台分格的冰箱").wait_for(timeout=30000)
+        p.wait_for_timeout(1000)
+        assert p.get_by_text("Page not found").count() == 0
+        assert "/kv" in p.url
+        context.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
