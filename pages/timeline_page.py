@@ -10,7 +10,7 @@ from ui.runs import trace_or_error
 from ui.timeline_lesson import scenario_for, settings, ttft_lesson
 from ui.timeline_view import lecture_css, present_mode, render_comparison
 
-head = st.columns([5, 1], vertical_alignment="center")
+head = st.columns([4, 1.3], vertical_alignment="center")
 with head[1]:
     present = present_mode()
 if present:
