@@ -308,10 +308,14 @@ export default function (component) {
   const { data, parentElement, key } = component;
   const host = parentElement;
   const k = key || "timeline";
-  if (host.__cv && host.__cv.d.version === data.version) return () => {};
+  // A rerun that did not change the scenario: keep everything, but write the cursor into the URL again, because
+  // the server rewrites the query string from the values it read when the session started.
+  if (host.__cv && host.__cv.d.version === data.version) { host.__cv.saveUrlSoon(); return () => {}; }
   if (host.__cv) host.__cv.destroy();
+  const restored = STATE[k] !== undefined;
   const tl = new Timeline(host, data, k);
   host.__cv = tl;
+  if (restored) tl.saveUrlSoon();
   const onKey = (ev) => tl.onKey(ev);
   const onResize = () => tl.draw();
   window.addEventListener("keydown", onKey, true);
