@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from ui.i18n import t
 from ui.palette import DECODE, FREE, PREFILL, STALL
 
 
@@ -30,6 +31,7 @@ def evidence_figure(figures, labels: dict[str, str]) -> go.Figure | None:
     colours = [kind_colour(f.label_key) for f in items]
     chart = go.Figure(go.Bar(x=names, y=[f.value for f in items], marker={"color": colours},
                              text=[f"{f.value:.4g}" for f in items], textposition="outside", cliponaxis=False))
-    chart.update_layout(height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10}, yaxis={"title": unit},
+    chart.update_layout(height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                        yaxis={"title": t(f"axis.{unit}")},
                         showlegend=False)
     return chart

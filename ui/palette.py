@@ -14,6 +14,7 @@ MIXED = "#59A14F"  # green: a step that runs prefill and decode tokens together
 FREE = "#8C96A6"  # free KV block (a blue-grey, lighter role than waiting)
 CACHED = "#EDC948"  # cached KV block (yellow)
 CURSOR = "#17A2B8"  # teal: the cursor, unlike any bar colour
+REFERENCE = "#9C755F"  # brown: a reference line or baseline that is none of the meanings above
 KIND_COLORS = {"waiting": WAITING, "prefill": PREFILL, "decode": DECODE, "stall": STALL, "preempted": PREEMPTED}
 MEANINGS = {"prefill": PREFILL, "decode": DECODE, "waiting": WAITING, "stall": STALL, "preempted": PREEMPTED,
             "mixed": MIXED, "cursor": CURSOR}

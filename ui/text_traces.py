@@ -92,6 +92,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.lbl.prompt": ("prompt", "提示词"),
     "rt.lbl.output": ("output", "输出"),
     "rt.lbl.blocks": ("blocks", "块"),
+    "rt.lbl.ms": ("ms", "毫秒"),
     "rt.lbl.arrival_rate": ("requests/s", "请求/秒"),
     "rt.lbl.mean_rate": ("mean", "平均"),
     "rt.lbl.time_s": ("time (s)", "时间（秒）"),

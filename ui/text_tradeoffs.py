@@ -115,6 +115,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "to.lbl.budget_tokens": ("max_num_batched_tokens (log scale)", "max_num_batched_tokens（对数刻度）"),
     "to.lbl.ms": ("ms", "毫秒"),
     "to.lbl.ms_log": ("ms, log scale", "毫秒，对数刻度"),
+    "to.lbl.tokens": ("tokens", "个 token"),
     "to.lbl.tok_s": ("output tokens/s", "输出 token/秒"),
     "to.lbl.goodput": ("goodput (requests/s)", "有效吞吐（请求/秒）"),
     "to.lbl.within": ("within targets (%)", "达标比例（%）"),
@@ -130,7 +131,7 @@ def load_label(load: float) -> str:
 
 
 def chart_labels() -> dict[str, str]:
-    keys = ("mono", "mono_short", "current", "frontier", "budget_tokens", "ms", "ms_log", "tok_s", "goodput", "within",
+    keys = ("mono", "mono_short", "current", "frontier", "budget_tokens", "ms", "ms_log", "tokens", "tok_s", "goodput", "within",
             "chat_within", "chat_gap", "batch_thr", "best")
     labels = {k: t(f"to.lbl.{k}") for k in keys}
     for k in ("ttft_p50", "ttft_p99", "tbt_p99", "throughput"):
