@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 
 from chunkviz.lessons.attention_math import ChunkedAttentionDemo
 from chunkviz.cost.prefill import PrefillCost
-from ui.palette import CACHED, CURSOR, DECODE, PREFILL, REFERENCE, WAITING
+from ui.palette import CACHED, DECODE, PREFILL, REFERENCE, WAITING
 
 MAX_CELLS = 256
 # Colours cycled over chunks, so neighbouring chunks always differ (Tableau 10, mid-luminance).
