@@ -111,3 +111,20 @@ def test_prefix_hit_bookmark_on_a_shared_system_prompt():
     step = next(x for x in trace.steps if x.step == mark.step)
     assert any(e.kind == "Admitted" and e.prefix_hit_tokens > 0 for e in step.events)
     assert [b.kind for b in bookmarks.find_bookmarks(trace)][-1] == "first_prefix_hit"
+
+
+def test_every_recorded_reason_has_a_sentence():
+    from chunkviz.simulator.decision import STALL_REASONS, WAIT_REASONS
+
+    assert all(f"why.wait_{r}" in WHY_TEXTS for r in WAIT_REASONS if r)
+    assert {r for r in STALL_REASONS if r} == {"prefill_first", "budget"}  # why_sentence handles both
+
+
+def test_static_batching_waits_by_its_own_rule_and_seats_are_named():
+    trace = simulate(make_config(policy="static", budget=512), make_requests([(0.0, 20, 50), (0.01, 20, 5)]))
+    assert any(s.decision.wait_reason == "policy" for s in trace.steps)
+    seats = simulate(make_config(policy="chunked", budget=512, max_num_seqs=2),
+                     make_requests([(0.0, 20, 50)] * 3))
+    step = seats.steps[0]
+    assert step.decision.wait_reason == "seats" and why_sentence(step, _prompts(seats)).endswith(
+        "R2 wait: max_num_seqs requests already run")

@@ -7,8 +7,6 @@ them 1-based and inclusive; `version` changes exactly when anything drawn change
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Callable, Sequence
 
 from chunkviz.analysis.bookmarks import find_bookmarks
