@@ -121,10 +121,11 @@ def _flag(raw: str) -> bool:
 
 
 def lecture_css() -> None:
-    """Lecture mode: less padding and no sidebar, so title, controls, timeline and cards fit 1280×720."""
+    """Lecture mode: sidebar collapsed (» opens it), less padding, so title, controls, timeline and cards fit
+    1280×720."""
+    st.set_page_config(initial_sidebar_state="collapsed")
     st.markdown("""<style>
-      [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] {display: none;}
-      .block-container, [data-testid="stMainBlockContainer"] {padding-top: 1.2rem; padding-bottom: 1rem;}
-      [data-testid="stHeader"] {height: 0; min-height: 0;}
+      .block-container, [data-testid="stMainBlockContainer"] {padding-top: 2.2rem; padding-bottom: 1rem;}
+      [data-testid="stHeader"] {height: 2rem; min-height: 2rem;}
       h1 {font-size: 1.6rem !important; padding: 0 0 .2rem 0 !important;}
     </style>""", unsafe_allow_html=True)
