@@ -24,7 +24,9 @@ _JS_TEXTS = ("first", "prev", "next", "last", "play", "pause", "follow", "follow
              "cursor", "no_step", "step_of", "step_idle", "steps", "tip_step", "tip_seg", "tip_tokens",
              "tip_decodes", "kind_prefill", "kind_decode", "kind_mixed")
 _CARDS = ("metric.ttft_p50", "metric.ttft_p99", "metric.tbt_p50", "metric.tbt_p99", "metric.throughput")
-_MEMO: dict[tuple, dict] = {}  # (trace ids, labels, lang, present) -> payload; traces come from a shared cache
+# (trace ids, labels, lang, present) -> (traces, payload). Holding the traces keeps their ids from being reused by
+# new objects while the entry lives, so an id-based key cannot alias another run.
+_MEMO: dict[tuple, tuple[tuple[Trace, ...], dict]] = {}
 
 
 def _texts(lang: str) -> dict[str, str]:
@@ -48,7 +50,7 @@ def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -
     """Everything the component draws for these runs (without the start cursor)."""
     key = (tuple(id(t) for _, t in runs), tuple(label for label, _ in runs), lang, present)
     if key in _MEMO:
-        return _MEMO[key]
+        return _MEMO[key][1]
     bound = lambda k, **f: tr(k, lang, **f)  # noqa: E731 (an i18n lookup bound to the language)
     metrics = [summarize(t) for _, t in runs]
     engines = [td.engine_payload(bound, lang, td.TAGS[i], label, trace, m, metrics[0] if i else None)
@@ -65,7 +67,7 @@ def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -
     data["version"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
     if len(_MEMO) > 16:
         _MEMO.clear()
-    _MEMO[key] = data
+    _MEMO[key] = (tuple(traces), data)
     return data
 
 
