@@ -293,7 +293,11 @@ class Timeline {
     const target = ev.composedPath()[0];
     const tag = target && target.tagName;
     const ours = this.box.contains(target) || (this.root.contains && this.root.contains(target));
-    if (!ours && (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable))) return;
+    // Other widgets keep their own keys (Streamlit's sliders are divs with role="slider", not inputs).
+    const role = target && target.getAttribute && target.getAttribute("role");
+    if (tag === "SELECT") return;  // the speed menu (ours or not) keeps its arrow keys
+    const widget = ["slider", "spinbutton", "listbox", "combobox", "option", "radio", "textbox", "tab"].includes(role);
+    if (!ours && (widget || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable))) return;
     const map = { ArrowRight: () => this.stepBy(1), ArrowLeft: () => this.stepBy(-1), Home: () => this.jumpTo(0),
                   End: () => this.jumpTo(this.d.end_ms), " ": () => this.toggle() };
     const fn = map[ev.key];
