@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.deep_link import fix_first_deep_link, folder_navigation_ran
 from ui.i18n import t
 from ui.plain import md_escape
 from ui.url_state import take_errors
@@ -22,7 +23,9 @@ PAGES = [
     st.Page("pages/traces_page.py", title=t("nav.traces"), url_path="traces"),
     st.Page("pages/measure_page.py", title=t("nav.measure"), url_path="measure"),
 ]
+first_run_via_folder = folder_navigation_ran()  # must be read before st.navigation (ui/deep_link.py)
 page = st.navigation(PAGES)
+fix_first_deep_link(first_run_via_folder, page)
 notices = st.container()
 st.session_state["_scenario"] = sidebar_scenario()
 page.run()

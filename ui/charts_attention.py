@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 
 from chunkviz.lessons.attention_math import ChunkedAttentionDemo
 from chunkviz.cost.prefill import PrefillCost
-from ui.palette import CACHED, CURSOR, DECODE, PREFILL, WAITING
+from ui.palette import CACHED, DECODE, PREFILL, REFERENCE, WAITING
 
 MAX_CELLS = 256
 # Colours cycled over chunks, so neighbouring chunks always differ (Tableau 10, mid-luminance).
@@ -82,7 +82,7 @@ def work_figure(demo: ChunkedAttentionDemo, cursor: int, labels: dict[str, str])
                                  hovertemplate="%{y:,}<extra></extra>"), row=1, col=col)
         # The reference as a trace (not a shape), so it has a legend entry and a hover value.
         fig.add_trace(go.Scatter(x=[0.5, len(x) + 0.5], y=[one_pass, one_pass], mode="lines",
-                                 name=labels["one_pass"], line={"color": CURSOR, "width": 2, "dash": "dash"},
+                                 name=labels["one_pass"], line={"color": REFERENCE, "width": 2, "dash": "dash"},
                                  showlegend=first, hovertemplate="%{y:,}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text=labels["chunk_index"], row=1, col=col, range=[0.5, len(x) + 0.5],
                          dtick=1 if len(x) <= 16 else None)

@@ -20,7 +20,8 @@ from ui.palette import DECODE, MIXED, PREEMPTED, PREFILL, WAITING
 
 # Text keys the page translates (rt.lbl.<key>, rt.row.<key>) and passes in as `labels`.
 LABEL_KEYS = ("arrivals", "arrival_rate", "mean_rate", "time_s", "lengths", "prompt_tokens", "output_tokens", "compare",
-              "ttft", "tbt", "capacity", "hit_rate", "ceiling", "prefix_title", "requests", "prompt", "output", "blocks")
+              "ttft", "tbt", "capacity", "hit_rate", "ceiling", "prefix_title", "requests", "prompt", "output", "blocks",
+              "ms")
 ROW_KEYS = ("requests", "duration", "rate", "cv", "prompt", "output")
 ENGINE_COLORS = {"monolithic": PREFILL, "chunked": DECODE}
 POLICY_COLORS = {"fifo": PREFILL, "lru": DECODE, "lfu": MIXED}
@@ -103,7 +104,7 @@ def latency_figure(engines: dict[str, tuple[str, Metrics]], labels: dict[str, st
             fig.add_trace(go.Bar(
                 x=["p50", "p99"], y=values, name=name, legendgroup=engine_id, showlegend=col == 1,
                 marker={"color": ENGINE_COLORS.get(engine_id, WAITING)}, texttemplate="%{y:.1f}",
-                textposition="outside", cliponaxis=False, hovertemplate="%{x}: %{y:.1f} ms<extra>" + name + "</extra>",
+                textposition="outside", cliponaxis=False, hovertemplate="%{x}: %{y:.1f} " + labels["ms"] + "<extra>" + name + "</extra>",
             ), row=1, col=col)
     fig.update_layout(title=labels["compare"], barmode="group", height=340, margin={**_MARGIN, "t": 80},
                       legend={"orientation": "h", "y": -0.15, "x": 0})

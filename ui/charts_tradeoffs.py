@@ -87,7 +87,7 @@ def budget_figure(result: SweepResult, current_budget: int, load_names: dict[flo
             fig.add_trace(go.Scatter(x=[p.budget_tokens for p in pts], y=[value(p) for p in pts],
                                      mode="lines+markers", line={"color": c}, name=load_names[load],
                                      legendgroup=f"l{load}", showlegend=first,
-                                     hovertemplate="%{x} tokens: %{y:,.1f}<extra></extra>"), row=row, col=col)
+                                     hovertemplate="%{x} " + labels["tokens"] + ": %{y:,.1f}<extra></extra>"), row=row, col=col)
             cur = [p for p in pts if p.budget_tokens == current_budget]
             fig.add_trace(go.Scatter(x=[current_budget] * len(cur), y=[value(p) for p in cur], mode="markers",
                                      marker=_ring(14), name=labels["current"], legendgroup="cur",
@@ -119,7 +119,8 @@ def frontier_figure(result: SweepResult, latency_key: str, current_budget: int, 
             mode="markers+text", text=_point_texts(pts, latency_key), textposition="top center",
             textfont={"size": 10}, marker={"color": c, "size": 9}, name=load_names[load],
             customdata=[budget_tick(p.budget_tokens or 0) for p in pts],
-            hovertemplate="%{customdata} tokens: %{x:,.1f} ms, %{y:,.0f} tok/s<extra></extra>"))
+            hovertemplate="%{customdata} " + labels["tokens"] + ": %{x:,.1f} " + labels["ms"] + ", %{y:,.0f} "
+                          + labels["tok_s"] + "<extra></extra>"))
         mono = result.baseline(load)
         # The baseline is a setting too: it belongs on the frontier when nothing chunked beats it.
         front = pareto_frontier([*pts, *([mono] if mono is not None else [])], latency_key)
@@ -139,7 +140,7 @@ def frontier_figure(result: SweepResult, latency_key: str, current_budget: int, 
                 marker={"symbol": "x", "size": 13, "color": c, "line": {"color": MONO, "width": 1}},
                 name=labels["mono"], legendgroup="mono", showlegend=load == result.load_multipliers[0],
                 hovertemplate=labels["mono"] + ": %{x:,.1f} ms, %{y:,.0f} tok/s<extra></extra>"))
-    fig.update_xaxes(LOG_DOUBLING, title_text=f"{labels[latency_key]} ({labels['ms']}, log)")
+    fig.update_xaxes(LOG_DOUBLING, title_text=f"{labels[latency_key]} ({labels['ms_log']})")
     fig.update_yaxes(title_text=labels["tok_s"])
     fig.update_layout(height=460, margin={"l": 10, "r": 10, "t": 30, "b": 40},
                       legend={"orientation": "h", "y": -0.18, "x": 0})
@@ -162,7 +163,7 @@ def class_figure(result: SweepResult, best: dict[tuple[int, float], ClassPoint |
             fig.add_trace(go.Scatter(x=[c.budget_tokens for c in pts], y=[value(c) for c in pts],
                                      mode="lines+markers", line={"color": _colour(load)}, name=load_names[load],
                                      legendgroup=f"l{load}", showlegend=n == 0,
-                                     hovertemplate="%{x} tokens: %{y:,.1f}<extra></extra>"), row=1, col=n + 1)
+                                     hovertemplate="%{x} " + labels["tokens"] + ": %{y:,.1f}<extra></extra>"), row=1, col=n + 1)
             chosen = best.get((priority, load))
             if chosen is not None and value(chosen) is not None:
                 fig.add_trace(go.Scatter(x=[chosen.budget_tokens], y=[value(chosen)], mode="markers",

@@ -43,7 +43,9 @@ def explain_step(record: StepRecord, budget_tokens: int, lang: str) -> list[str]
         lines.append(tr(f"ex.{event.kind}", lang, **_fields(event)))
     for c in record.chunks:
         if c.phase == "prefill":
-            lines.append(tr("ex.chunk", lang, rid=c.request_id, start=c.start_token, end=c.start_token + c.num_tokens))
+            # 1-based and inclusive: a chunk of n tokens after k cached ones covers tokens k+1 … k+n.
+            lines.append(tr("ex.chunk", lang, rid=c.request_id, start=c.start_token + 1,
+                            end=c.start_token + c.num_tokens))
     for event in events[len(important):]:
         lines.append(tr(f"ex.{event.kind}", lang, **_fields(event)))
     if len(lines) > MAX_LINES:

@@ -43,7 +43,18 @@ def tr(key: str, lang: str, **fmt: object) -> str:
     if pair is None:
         return key
     text = pair[1] if lang == "zh" else pair[0]
+    if lang == "zh":  # the core's English sentences passed in as fields (notes, reasons) are translated too
+        fmt = {k: _zh_message(v) if k in MESSAGE_FIELDS and isinstance(v, str) else v for k, v in fmt.items()}
     return text.format(**fmt) if fmt else text
+
+
+MESSAGE_FIELDS = ("note", "reason", "error")
+
+
+def _zh_message(message: str) -> str:
+    from ui.engine_messages import to_chinese
+
+    return to_chinese(message)
 
 
 def all_keys() -> tuple[str, ...]:

@@ -56,7 +56,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "am.col.time": ("time (ms)", "耗时（毫秒）"),
     "am.real_note": ("FLOPs grow only by the logits of one position per step (under 0.1%). Times are roofline sums of "
                      "the step terms, including {overhead:.0f} ms of fixed overhead per step.",
-                     "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 roofline 项之和，含每步 "
+                     "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 Roofline 项之和，含每步 "
                      "{overhead:.0f} 毫秒的固定开销。"),
     "am.lbl.query": ("query token", "query token"),
     "am.lbl.key": ("key token", "key token"),

@@ -8,7 +8,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "whichever takes longer. Here a Llama-shaped stack with random weights runs real prefill chunks and decode "
         "steps with PyTorch on this machine, so you can see how far the recipe card's estimate is from the real "
         "stove, and how monolithic and chunked prefill compare when every step costs what it really costs.",
-        "其他页面都用屋顶线模型给一步定价：计算量除以峰值算力、字节数除以带宽，取两者中较慢的那个。这里，一个 Llama "
+        "其他页面都用Roofline 模型给一步定价：计算量除以峰值算力、字节数除以带宽，取两者中较慢的那个。这里，一个 Llama "
         "结构、随机权重的模型用 PyTorch 在本机真正地跑预填充分块和解码步骤，让你看到菜谱上估计的时间和真实灶台上的时间"
         "差多远，以及当每一步都按真实耗时计算时，整体预填充和分块预填充的对比是什么样子。"),
     "me.source": ("Step times from", "步骤耗时来源"),
@@ -47,11 +47,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "me.failed": ("The measurement could not run: {error}", "测量无法进行：{error}"),
     "me.upload": ("Cost profile (JSON written by `python -m chunkviz measure`)",
                   "测量文件（由 `python -m chunkviz measure` 生成的 JSON）"),
-    "me.upload_wait": ("Upload a profile to compare it with the roofline.", "上传一个测量文件，与屋顶线模型对比。"),
+    "me.upload_wait": ("Upload a profile to compare it with the roofline.", "上传一个测量文件，与Roofline 模型对比。"),
     "me.bad_upload": ("Could not use {name}: {error}", "无法使用 {name}：{error}"),
     "me.no_profile": ("No measurement yet: press the button above, or switch to a profile file.",
                       "还没有测量结果：点击上面的按钮，或改为上传测量文件。"),
-    "me.measured": ("Measured vs roofline", "实测 vs 屋顶线模型"),
+    "me.measured": ("Measured vs roofline", "实测 vs Roofline 模型"),
     "me.about": (
         "{device} · {dtype} · {model} shapes: {layers} layers, hidden {hidden}, {heads} heads ({kv} KV), MLP "
         "{inter}, vocab {vocab} · torch {torch} · check: chunked prefill equals one pass to {diff:.1e} "
@@ -60,13 +60,13 @@ TEXTS: dict[str, tuple[str, str]] = {
         "MLP {inter}，词表 {vocab} · torch {torch} · 检查：分块预填充与一次性计算相差 {diff:.1e}（容差 {tol:g}）· "
         "预热 {warmup} 次后计时 {repeats} 次，{method}"),
     "me.hw": ("Roofline peaks: {source}: {tflops:.2f} TFLOP/s, {gbs:.0f} GB/s.",
-              "屋顶线使用的峰值：{source}：{tflops:.2f} TFLOP/s，{gbs:.0f} GB/s。"),
+              "Roofline使用的峰值：{source}：{tflops:.2f} TFLOP/s，{gbs:.0f} GB/s。"),
     "me.ratio_note": (
         "Ratio = measured ÷ roofline (the roofline here has no step overhead). Near 1, the model explains the time; "
         "well above 1 at small chunks and batches, fixed costs the roofline ignores (kernel launches, Python) "
         "dominate. Bars on the measured points span p10 to p90 of the repeats.",
-        "比值 = 实测 ÷ 屋顶线（这里的屋顶线不含每步固定开销）。接近 1 说明模型解释了耗时；小分块、小批次时远大于 1，"
-        "说明屋顶线忽略的固定开销（内核启动、Python）占了主导。实测点上的误差线是多次计时的 p10 到 p90。"),
+        "比值 = 实测 ÷ Roofline（这里的Roofline不含每步固定开销）。接近 1 说明模型解释了耗时；小分块、小批次时远大于 1，"
+        "说明Roofline忽略的固定开销（内核启动、Python）占了主导。实测点上的误差线是多次计时的 p10 到 p90。"),
     "me.download": ("Download this profile (JSON)", "下载这份测量文件（JSON）"),
     "me.sim": ("Monolithic vs chunked on the measured costs", "按实测耗时比较整体预填充与分块预填充"),
     "me.budget": ("max_num_batched_tokens (chunked engine)", "max_num_batched_tokens（分块引擎）"),
@@ -78,14 +78,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "scaled-down model on this CPU, not a GPU prediction.",
         "测量结果的用法：每个模拟步骤的耗时 = 该形状的实测耗时（在实测点之间插值）× {scale:.3g}（{sim_model} 的 "
         "{sim_layers} 层 ÷ 实测的 {layers} 层），再加上每步 {overhead:.1f} 毫秒的固定开销。超出实测范围时，增长趋势"
-        "取自屋顶线模型，并锚定在最近的实测点上。KV 内存仍按侧边栏里的 {gpu} 计算。CPU 上的测量反映的是缩小后的模型"
+        "取自Roofline 模型，并锚定在最近的实测点上。KV 内存仍按侧边栏里的 {gpu} 计算。CPU 上的测量反映的是缩小后的模型"
         "在这台 CPU 上的速度，而不是对 GPU 的预测。"),
     "me.eng.monolithic": ("Monolithic prefill (measured costs)", "整体预填充（实测耗时）"),
     "me.eng.chunked": ("Chunked prefill, budget {budget} (measured costs)", "分块预填充，预算 {budget}（实测耗时）"),
     "me.coverage": ("Steps inside the measured range: {mono:.0%} (monolithic), {chunked:.0%} (chunked); the rest "
                     "used the anchored roofline.",
                     "落在实测范围内的步骤：{mono:.0%}（整体预填充）、{chunked:.0%}（分块预填充）；其余步骤使用锚定后的"
-                    "屋顶线。"),
+                    "Roofline。"),
     "me.overloaded": (
         "At these measured speeds the engine cannot keep up with {qps:g} requests/s: the queue grows for the whole "
         "run, so the latencies above mostly measure the backlog. Lower the arrival rate in the sidebar (Workload) "
@@ -101,12 +101,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "me.lbl.context": ("context", "上下文"),
     "me.lbl.time_ms": ("time (ms)", "时间（毫秒）"),
     "me.lbl.measured": ("measured", "实测"),
-    "me.lbl.roofline": ("roofline", "屋顶线"),
+    "me.lbl.roofline": ("roofline", "Roofline"),
     "me.lbl.kind": ("step", "步骤"),
     "me.lbl.size": ("tokens or batch", "token 数或批大小"),
     "me.lbl.measured_ms": ("measured (ms)", "实测（毫秒）"),
     "me.lbl.p10_ms": ("p10 (ms)", "p10（毫秒）"),
     "me.lbl.p90_ms": ("p90 (ms)", "p90（毫秒）"),
-    "me.lbl.roofline_ms": ("roofline (ms)", "屋顶线（毫秒）"),
-    "me.lbl.ratio": ("measured ÷ roofline", "实测 ÷ 屋顶线"),
+    "me.lbl.roofline_ms": ("roofline (ms)", "Roofline（毫秒）"),
+    "me.lbl.ratio": ("measured ÷ roofline", "实测 ÷ Roofline"),
 }

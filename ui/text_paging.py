@@ -18,7 +18,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "compare FIFO, LRU, OPT, Clock and LFU, and see the Belady preset make FIFO fault more with four frames "
         "than with three.",
         "备菜台上只摆得下几盒料，其余的都放在储藏间。厨师要用的料盒不在台上时（缺页），得先把台上某一盒送回去腾出位置；"
-        "挑哪一盒的规则，决定了这一晚要往储藏间跑多少趟。下面逐个引用走一遍，比较 FIFO、LRU、OPT、Clock 和 LFU；"
+        "挑哪一盒的规则，决定了这一晚要往储藏间跑多少趟。下面沿着引用串逐个引用走一遍，比较 FIFO、LRU、OPT、Clock 和 LFU；"
         "选 Belady 预设，还能看到 FIFO 有 4 个页框时反而比 3 个页框缺页更多。"),
     "pr.preset": ("Reference string", "引用串"),
     "pr.preset.belady": ("Belady's anomaly (12 refs)", "Belady 异常（12 个引用）"),

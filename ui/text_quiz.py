@@ -56,7 +56,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "a whole long prefill. Short requests queued behind a long prompt can get their first token sooner, if the "
         "scheduler lets them in.",
         "分块保护的是别人，而不是这个长提示词。它的 8,000 个 token 现在要分很多步完成，每一步还要捎带聊天的解码，"
-        "并付出每步的固定开销、再读一遍权重和缓存，所以它的首个 token 来得更晚。改善的是聊天的最长出字间隔：其中"
+        "并付出每步的固定开销、再读一遍权重和缓存，所以它的首个 token 来得更晚。改善的是聊天的最长字间延迟：其中"
         "不再包含一整次长预填充。排在长提示词后面的短请求，如果调度器让它们插进来，首字反而可能更早。"),
     # --- 3. the budget ---
     "qz.q.budget_is_per_step": ("Is max_num_batched_tokens a per-request chunk size?",
@@ -81,10 +81,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "前进 256 个 token。"),
     # --- 4. SGLang and ITL ---
     "qz.q.sglang_itl": ("Does chunked prefill always smooth the gaps between output tokens (ITL)?",
-                        "分块预填充一定能让出字间隔（ITL）更平稳吗？"),
+                        "分块预填充一定能让字间延迟更平稳吗？"),
     "qz.opt.sglang_itl.always": ("Yes: any engine that chunks prompts stops stalling decodes.",
                                  "是：只要把提示词分块，解码就不会再卡住。"),
-    "qz.opt.sglang_itl.never": ("No: chunking never helps the token gaps.", "不会：分块对出字间隔从来没有帮助。"),
+    "qz.opt.sglang_itl.never": ("No: chunking never helps the token gaps.", "不会：分块对字间延迟从来没有帮助。"),
     "qz.opt.sglang_itl.depends_on_mixing": ("Only if decodes share the steps with the chunks: SGLang's default runs "
                                             "a prompt's chunks back to back, and decodes still stall.",
                                             "只有当解码与分块同处一步时才行：SGLang 默认把一个提示词的分块连续跑完，"
@@ -99,14 +99,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "so the chats wait about as long as under vLLM V0's prefill-first scheduler (its `--enable-mixed-chunk` flag changes that). "
         "Even with decodes mixed in, a step with a chunk is slower than a pure decode step, so the gaps still vary; "
         "chunking bounds the jitter by the chunk size rather than removing it.",
-        "只有当每一步都把正在运行的解码和分块放在一起时（vLLM 就是这样），出字间隔才会缩短。SGLang 默认预填充优先："
+        "只有当每一步都把正在运行的解码和分块放在一起时（vLLM 就是这样），字间延迟才会缩短。SGLang 默认预填充优先："
         "它用只含预填充的批次把新提示词的所有分块连续跑完，所以聊天要等的时间和 vLLM V0 的预填充优先调度差不多（打开 "
         "`--enable-mixed-chunk` 可以改变这一点）。即使解码混在一起，带分块的一步也比纯解码的一步慢，所以间隔仍有波动；"
         "分块只是用分块大小给抖动设了上限，而不是消除它。"),
     # --- 5. budget and TBT p99 ---
     "qz.q.budget_tbt_p99": ("On the app's default workload, what happens to TBT p99 when the chunked budget goes "
                             "from 512 to 8192 tokens?",
-                            "在本应用的默认负载上，把分块预算从 512 提高到 8192 个 token，TBT p99 会怎样？"),
+                            "在本应用的默认负载上，把分块预算从 512 提高到 8192 个 token，字间延迟 p99 会怎样？"),
     "qz.opt.budget_tbt_p99.falls": ("It falls: fewer, larger steps.", "下降：步数更少、每步更大。"),
     "qz.opt.budget_tbt_p99.unchanged": ("Nothing: the budget only changes throughput.", "不变：预算只影响吞吐。"),
     "qz.opt.budget_tbt_p99.rises": ("It rises: one step can now carry a whole long prompt, and every decode in that "
@@ -121,7 +121,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "is spread over many short steps. For TTFT the trade goes the other way: the large budget prefills prompts "
         "in fewer steps, so first tokens come sooner. This is the latency dial the article's section 5 describes.",
         "预算为 8192 时，一个 6,000–8,000 token 的文档可以塞进一步，这一步要花零点几秒；这一步里每个正在解码的聊天，"
-        "都要等它结束才能拿到下一个 token。预算为 512 时，文档被摊到很多短步里。对 TTFT 来说则正好相反：大预算用更少"
+        "都要等它结束才能拿到下一个 token。预算为 512 时，文档被摊到很多短步里。对首字延迟来说则正好相反：大预算用更少"
         "的步数完成预填充，首字来得更早。这就是原文第五节讲的延迟权衡。"),
     # --- 6. tail-first free ---
     "qz.q.tail_first_free": ("Why does vLLM free a finished request's KV blocks tail-first?",
@@ -172,7 +172,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "的 token。"),
     # --- 8. Belady ---
     "qz.q.belady": ("FIFO and LRU on the reference string 1,2,3,4,1,2,5,1,2,3,4,5: what does a fourth frame do?",
-                    "在访问串 1,2,3,4,1,2,5,1,2,3,4,5 上运行 FIFO 和 LRU：增加第四个页框会怎样？"),
+                    "在引用串 1,2,3,4,1,2,5,1,2,3,4,5 上运行 FIFO 和 LRU：增加第四个页框会怎样？"),
     "qz.opt.belady.more_is_better": ("More frames never hurt: both fault less with 4.",
                                      "页框越多越好：两种算法在 4 个页框时缺页都更少。"),
     "qz.opt.belady.both_worse": ("Both fault more with 4 frames on this string.",
@@ -197,13 +197,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "qz.fig.real_attn_flops_chunked": ("Llama-3-8B attention, chunks of 512", "Llama-3-8B 注意力，512 分块"),
     "qz.fig.real_bytes_whole": ("Llama-3-8B bytes read, whole", "Llama-3-8B 读取字节，整体"),
     "qz.fig.real_bytes_chunked": ("Llama-3-8B bytes read, chunks of 512", "Llama-3-8B 读取字节，512 分块"),
-    "qz.fig.doc_ttft_mono": ("document TTFT, prefill-first (V0)", "文档 TTFT，预填充优先（V0）"),
-    "qz.fig.doc_ttft_chunked": ("document TTFT, chunked", "文档 TTFT，分块预填充"),
+    "qz.fig.doc_ttft_mono": ("document TTFT, prefill-first (V0)", "文档首字延迟，预填充优先（V0）"),
+    "qz.fig.doc_ttft_chunked": ("document TTFT, chunked", "文档首字延迟，分块预填充"),
     "qz.fig.doc_prefill_steps_chunked": ("steps of its chunked prefill", "分块预填充用的步数"),
-    "qz.fig.chat_gap_mono": ("chats' worst token gap, prefill-first (V0)", "聊天最长出字间隔，预填充优先（V0）"),
-    "qz.fig.chat_gap_chunked": ("chats' worst token gap, chunked", "聊天最长出字间隔，分块预填充"),
-    "qz.fig.chat_gap_vllm": ("chats' worst token gap, vLLM chunked", "聊天最长出字间隔，vLLM 分块"),
-    "qz.fig.chat_gap_sglang": ("chats' worst token gap, SGLang default", "聊天最长出字间隔，SGLang 默认"),
+    "qz.fig.chat_gap_mono": ("chats' worst token gap, prefill-first (V0)", "聊天最长字间延迟，预填充优先（V0）"),
+    "qz.fig.chat_gap_chunked": ("chats' worst token gap, chunked", "聊天最长字间延迟，分块预填充"),
+    "qz.fig.chat_gap_vllm": ("chats' worst token gap, vLLM chunked", "聊天最长字间延迟，vLLM 分块"),
+    "qz.fig.chat_gap_sglang": ("chats' worst token gap, SGLang default", "聊天最长字间延迟，SGLang 默认"),
     "qz.fig.stall_steps_mono": ("stalled steps, prefill-first (V0)", "解码卡住的步数，预填充优先（V0）"),
     "qz.fig.stall_steps_vllm": ("stalled steps, vLLM chunked", "解码卡住的步数，vLLM 分块"),
     "qz.fig.stall_steps_sglang": ("stalled steps, SGLang default", "解码卡住的步数，SGLang 默认"),
@@ -211,10 +211,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "qz.fig.step_decode_tokens": ("decode tokens in it", "其中的解码 token"),
     "qz.fig.step_doc_tokens": ("document chunk in it", "其中的文档分块"),
     "qz.fig.step_total_tokens": ("tokens in the step", "这一步的 token 总数"),
-    "qz.fig.tbt_p99_512": ("TBT p99, budget 512", "TBT p99，预算 512"),
-    "qz.fig.tbt_p99_8192": ("TBT p99, budget 8192", "TBT p99，预算 8192"),
-    "qz.fig.ttft_p50_512": ("TTFT p50, budget 512", "TTFT p50，预算 512"),
-    "qz.fig.ttft_p50_8192": ("TTFT p50, budget 8192", "TTFT p50，预算 8192"),
+    "qz.fig.tbt_p99_512": ("TBT p99, budget 512", "字间延迟 p99，预算 512"),
+    "qz.fig.tbt_p99_8192": ("TBT p99, budget 8192", "字间延迟 p99，预算 8192"),
+    "qz.fig.ttft_p50_512": ("TTFT p50, budget 512", "首字延迟 p50，预算 512"),
+    "qz.fig.ttft_p50_8192": ("TTFT p50, budget 8192", "首字延迟 p50，预算 8192"),
     "qz.fig.evicted_tail_first": ("document blocks evicted, tail-first", "被淘汰的文档块，尾部先释放"),
     "qz.fig.evicted_head_first": ("document blocks evicted, head-first", "被淘汰的文档块，头部先释放"),
     "qz.fig.hit_tokens_tail_first": ("prefix hit when it returns, tail-first", "再次到来时的前缀命中，尾部先释放"),

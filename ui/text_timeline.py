@@ -37,4 +37,20 @@ TEXTS: dict[str, tuple[str, str]] = {
     "lbl.requests": ("requests (arrival order)", "请求（按到达顺序）"),
     "lbl.budget": ("budget", "预算"),
     "lbl.tokens": ("tokens in the step", "本步 token 数"),
+    "tl.ttft_lesson": (
+        "**What chunking costs: time to first token.** With {b}, TTFT is {r50:.1f}× that of {a} at p50 "
+        "({b50:.1f} vs {a50:.1f} ms) and {r99:.1f}× at p99 ({b99:.1f} vs {a99:.1f} ms): while a long prompt is cut into chunks, "
+        "each step gives the chunk most of the budget, so a new chat queues behind the chunks for several steps "
+        "instead of being prefilled at once. Decodes stop stalling; new requests wait longer.",
+        "**分块的代价：首字延迟。** {b} 的首字延迟在 p50 是 {a} 的 {r50:.1f} 倍（{b50:.1f} 对 {a50:.1f} 毫秒），"
+        "在 p99 是 {r99:.1f} 倍（{b99:.1f} 对 {a99:.1f} 毫秒）：长提示词被切块时，每一步都把大部分预算给了这个块，"
+        "新来的聊天要在这些块后面排几步队，而不是立刻被预填充。解码不再卡顿，新请求等得更久。"),
+    "tl.try_it": ("Try it: long_prefill_token_threshold = {v}", "试一试：long_prefill_token_threshold = {v}"),
+    "tl.try_effect": (
+        "The fix: cap one prompt's tokens per step so the rest of the budget admits new chats. Measured here with "
+        "{v}: TTFT p50 {p50:.1f} → **{p50_fix:.1f} ms**, TTFT p99 {p99:.1f} → {p99_fix:.1f} ms (the long prompt "
+        "itself now takes more steps), TBT p99 {tbt:.1f} → {tbt_fix:.1f} ms.",
+        "解决办法：限制一个提示词每步最多用多少 token，让剩下的预算接纳新聊天。这里用 {v} 实测：首字延迟 p50 "
+        "{p50:.1f} → **{p50_fix:.1f} 毫秒**，首字延迟 p99 {p99:.1f} → {p99_fix:.1f} 毫秒（长提示词本身要更多步），"
+        "字间延迟 p99 {tbt:.1f} → {tbt_fix:.1f} 毫秒。"),
 }

@@ -92,11 +92,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.lbl.prompt": ("prompt", "提示词"),
     "rt.lbl.output": ("output", "输出"),
     "rt.lbl.blocks": ("blocks", "块"),
+    "rt.lbl.ms": ("ms", "毫秒"),
     "rt.lbl.arrival_rate": ("requests/s", "请求/秒"),
     "rt.lbl.mean_rate": ("mean", "平均"),
     "rt.lbl.time_s": ("time (s)", "时间（秒）"),
     "rt.lbl.lengths": ("Prompt vs output length (replayed)", "提示词与输出长度（回放部分）"),
-    "rt.lbl.prompt_tokens": ("prompt tokens (log scale)", "提示词 token（对数坐标）"),
+    "rt.lbl.prompt_tokens": ("prompt tokens (log scale)", "提示词 token（对数刻度）"),
     "rt.lbl.output_tokens": ("output tokens", "输出 token"),
     "rt.replay": ("Replay: monolithic vs chunked prefill", "回放：整体预填充 vs 分块预填充"),
     "rt.replay_note": ("Same requests on the sidebar's model and GPU ({model} on {gpu}); only the scheduler "
@@ -134,7 +135,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "file (hash_ids) or a CSV with a prefix_ids column to see one.",
         "这份流量没有前缀块 id，因此没有前缀缓存分析。上传 Mooncake JSONL 文件（含 hash_ids）或带 prefix_ids 列的 "
         "CSV 即可看到。"),
-    "rt.lbl.capacity": ("cache size (blocks, log scale)", "缓存容量（块，对数坐标）"),
+    "rt.lbl.capacity": ("cache size (blocks, log scale)", "缓存容量（块，对数刻度）"),
     "rt.lbl.hit_rate": ("prefix hit rate", "前缀命中率"),
     "rt.lbl.ceiling": ("unlimited room", "容量不限"),
     "rt.lbl.prefix_title": ("Hit rate vs cache size", "命中率与缓存容量"),

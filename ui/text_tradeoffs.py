@@ -26,7 +26,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                     "between its later tokens stays within the TBT target.",
                     "一个请求达标，是指它的首个 token 在首字延迟目标内到达，并且之后每两个 token 之间的间隔都不超过"
                     "字间延迟目标。"),
-    "to.latency_axis": ("Latency on the frontier", "前沿图的延迟指标"),
+    "to.latency_axis": ("Latency on the frontier", "帕累托前沿图的延迟指标"),
     "to.load.0.5": ("0.5×", "0.5×"),
     "to.load.1": ("1×", "1×"),
     "to.load.2": ("2×", "2×"),
@@ -38,9 +38,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "to.running": ("Simulating {done} of {total} settings…", "正在模拟第 {done} / {total} 个设置……"),
     "to.best": ("At {load} load, for TTFT ≤ {ttft} ms and TBT ≤ {tbt} ms the best setting is **{setting}**: "
                 "{pct:.0f}% of requests meet both targets (goodput {goodput:.1f} requests/s) at {thr:,.0f} output "
-                "tokens/s.",
+                "tokens/s. (Ties go to the higher throughput, then to the smaller budget.)",
                 "在 {load} 负载下，对首字延迟 ≤ {ttft} 毫秒、字间延迟 ≤ {tbt} 毫秒的目标，最好的设置是 **{setting}**："
-                "{pct:.0f}% 的请求两项都达标（有效吞吐 {goodput:.1f} 请求/秒），输出吞吐 {thr:,.0f} token/秒。"),
+                "{pct:.0f}% 的请求两项都达标（有效吞吐 {goodput:.1f} 请求/秒），输出吞吐 {thr:,.0f} token/秒。（并列时取吞吐更高者，再取预算更小者。）"),
     "to.setting_budget": ("max_num_batched_tokens = {budget}", "max_num_batched_tokens = {budget}"),
     "to.setting_mono": ("prefill-first, no chunking (vLLM V0)", "预填充优先、不分块（vLLM V0）"),
     "to.none": ("At {load} load, no setting meets TTFT ≤ {ttft} ms and TBT ≤ {tbt} ms: not a single request gets its "
@@ -62,7 +62,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "预算的好处。预算太小会拖累首字延迟：正在解码的请求占去每一步的大部分 token，提示词只能一点点挤进来。重载时，"
         "整体预填充的字间延迟 p99 可能看起来不错：它的卡顿次数少，但一次可长达一秒，藏在所有间隔的第 99 百分位之上；"
         "而“达标比例”检查每个请求的每个间隔，能把它们揪出来。"),
-    "to.frontier": ("The latency–throughput frontier", "延迟–吞吐前沿"),
+    "to.frontier": ("The latency–throughput frontier", "延迟–吞吐帕累托前沿"),
     "to.frontier_note": (
         "Each dot is one budget; the line joins the settings that nothing beats on both axes (lower latency and more "
         "throughput). Anything off the line is a setting you would never pick.",
@@ -111,9 +111,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "to.lbl.mono": ("prefill-first (vLLM V0)", "预填充优先（vLLM V0）"),
     "to.lbl.mono_short": ("monolithic", "整体预填充"),
     "to.lbl.current": ("current setting", "当前设置"),
-    "to.lbl.frontier": ("frontier", "前沿"),
+    "to.lbl.frontier": ("frontier", "帕累托前沿"),
     "to.lbl.budget_tokens": ("max_num_batched_tokens (log scale)", "max_num_batched_tokens（对数刻度）"),
     "to.lbl.ms": ("ms", "毫秒"),
+    "to.lbl.ms_log": ("ms, log scale", "毫秒，对数刻度"),
+    "to.lbl.tokens": ("tokens", "个 token"),
     "to.lbl.tok_s": ("output tokens/s", "输出 token/秒"),
     "to.lbl.goodput": ("goodput (requests/s)", "有效吞吐（请求/秒）"),
     "to.lbl.within": ("within targets (%)", "达标比例（%）"),
@@ -129,7 +131,7 @@ def load_label(load: float) -> str:
 
 
 def chart_labels() -> dict[str, str]:
-    keys = ("mono", "mono_short", "current", "frontier", "budget_tokens", "ms", "tok_s", "goodput", "within",
+    keys = ("mono", "mono_short", "current", "frontier", "budget_tokens", "ms", "ms_log", "tokens", "tok_s", "goodput", "within",
             "chat_within", "chat_gap", "batch_thr", "best")
     labels = {k: t(f"to.lbl.{k}") for k in keys}
     for k in ("ttft_p50", "ttft_p99", "tbt_p99", "throughput"):

@@ -40,6 +40,11 @@ def publish(key: str) -> None:
         st.query_params[key] = text
 
 
+def report_error(message: str) -> None:
+    """A URL value that was read outside seed() and ignored; app.py shows it with the others."""
+    st.session_state.setdefault(_ERRORS, []).append(message)
+
+
 def take_errors() -> list[str]:
     return st.session_state.pop(_ERRORS, [])
 

@@ -58,13 +58,16 @@ def lane_segments(trace: Trace) -> tuple[LaneSegment, ...]:
 def _merge(request_id: int, items: list[tuple[int, float, float, str, int]]) -> list[LaneSegment]:
     """Merge runs of same-kind consecutive steps (decodes and stalls); prefill chunks stay one bar each."""
     merged: list[LaneSegment] = []
+    run: list | None = None  # [kind, start, end, tokens, first_step, last_step] of the run being extended
     for step, start, end, kind, tokens in items:
-        last = merged[-1] if merged else None
-        if last and kind in ("decode", "stall") and last.kind == kind and last.last_step == step - 1:
-            merged[-1] = LaneSegment(request_id, kind, last.start_s, end, last.num_tokens + tokens,
-                                     last.first_step, step)
-        else:
-            merged.append(LaneSegment(request_id, kind, start, end, tokens, step, step))
+        if run is not None and kind in ("decode", "stall") and run[0] == kind and run[5] == step - 1:
+            run[2], run[3], run[5] = end, run[3] + tokens, step  # extend in place: one object per run, not per step
+            continue
+        if run is not None:
+            merged.append(LaneSegment(request_id, run[0], run[1], run[2], run[3], run[4], run[5]))
+        run = [kind, start, end, tokens, step, step]
+    if run is not None:
+        merged.append(LaneSegment(request_id, run[0], run[1], run[2], run[3], run[4], run[5]))
     return merged
 
 

@@ -13,6 +13,7 @@ from typing import Sequence
 from chunkviz.config import SimConfig
 from chunkviz.simulator.apply import RunState, apply_plan, reject, shape_and_chunks
 from chunkviz.errors import InputError, SimulationLimitError
+from chunkviz.simulator.decision import decide
 from chunkviz.simulator.events import Arrived, DecodeStalled
 from chunkviz.simulator import fast_forward
 from chunkviz.simulator.kv.setup import make_kv_manager
@@ -138,6 +139,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
         cost = cost_of(shape)
         start_s, now_s = now_s, now_s + cost.total_s
         stalled = _stalled(plan, ctx.running)
+        decision = decide(ctx, plan, stalled) if config.record_detail else None
         if stalled:
             run.num_stall_steps += 1
             emit(DecodeStalled(tuple(sorted({s.request.request_id for s in stalled}))))
@@ -149,7 +151,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
                 step=run.num_steps - 1, start_s=start_s, duration_s=cost.total_s, chunks=chunks, cost=cost,
                 events=tuple(events), num_waiting=len(ctx.waiting), num_running=len(ctx.running),
                 num_used_blocks=kv.num_used_blocks(), num_stalled_decodes=len(stalled),
-                snapshot=take_snapshot(ctx.waiting, ctx.running, kv)))
+                snapshot=take_snapshot(ctx.waiting, ctx.running, kv), decision=decision))
             events.clear()
     else:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")

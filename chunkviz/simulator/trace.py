@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from chunkviz.cost.roofline import StepCost
+from chunkviz.simulator.decision import StepDecision
 from chunkviz.simulator.events import event_from_dict, event_to_dict
 from chunkviz.simulator.float_array import FloatArray
 
@@ -59,6 +60,7 @@ class StepRecord:
     num_used_blocks: int
     num_stalled_decodes: int
     snapshot: Snapshot | None
+    decision: StepDecision | None = None  # the scheduler's reasons (simulator/decision.py), for explanations
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +142,10 @@ def _snapshot_from_plain(d: dict[str, Any] | None) -> Snapshot | None:
     return Snapshot(blocks=blocks, **rest)
 
 
+def _decision_from_plain(d: dict[str, Any] | None) -> StepDecision | None:
+    return None if d is None else StepDecision(**{k: _tuplify(v) for k, v in d.items()})
+
+
 def _trace_from_plain(d: dict[str, Any]) -> Trace:
     steps = tuple(
         StepRecord(
@@ -148,6 +154,7 @@ def _trace_from_plain(d: dict[str, Any]) -> Trace:
             events=tuple(event_from_dict(e) for e in s["events"]), num_waiting=s["num_waiting"],
             num_running=s["num_running"], num_used_blocks=s["num_used_blocks"],
             num_stalled_decodes=s["num_stalled_decodes"], snapshot=_snapshot_from_plain(s["snapshot"]),
+            decision=_decision_from_plain(s.get("decision")),
         )
         for s in d["steps"]
     )

@@ -50,11 +50,11 @@ async def _session(browser, base_url: str, index: int, timings: list[tuple[str, 
     # A classroom-size scenario (16 requests): the load is on the server, not on 20 software-rendered charts.
     await page.goto(f"{base_url}/?n=16&budget={budget}&step={index}")
     await _settle(page)
-    await page.wait_for_selector(".main-svg", state="attached", timeout=180000)
+    await page.wait_for_selector(".st-key-timeline canvas", state="attached", timeout=180000)
     timings.append(("first render", time.perf_counter() - t0))
-    for _ in range(3):  # bounded: three steps per session
+    for _ in range(3):  # bounded: three steps per session (in the browser: the server is not involved)
         t0 = time.perf_counter()
-        await page.locator(".st-key-step_next button").click()
+        await page.locator(".st-key-timeline button").nth(3).click()
         await _settle(page)
         timings.append(("step click", time.perf_counter() - t0))
     t0 = time.perf_counter()
@@ -105,7 +105,7 @@ def test_twenty_concurrent_sessions():
         proc.wait(timeout=20)
     for r in results:
         assert r["errors"] == 0, r
-        assert "5" in r["thumbs"] and str(r["budget"]) in r["thumbs"], r  # each session sees its own values
+        assert str(r["budget"]) in r["thumbs"], r  # each session sees its own values
     report = {kind: _percentiles([t for k, t in timings if k == kind])
               for kind in ("first render", "step click", "parameter change")}
     report["server_peak_rss_mib"] = peak_mib

@@ -94,4 +94,4 @@ def test_chinese_and_bad_link_values(profile_json):
     warnings = " ".join(w.value for w in at.warning)
     assert "me_plan=" in warnings and "me_layers=" in warnings and "me_device=" in warnings
     at = _upload(open_app(PAGE, lang="zh", me_source="upload"), profile_json)
-    assert "实测 ÷ 屋顶线" in at.dataframe[0].value.columns and len(at.metric) == 8
+    assert "实测 ÷ Roofline" in at.dataframe[0].value.columns and len(at.metric) == 8

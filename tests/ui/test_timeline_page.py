@@ -1,45 +1,70 @@
-"""AppTest: the timeline page compares two engines and steps through them."""
+"""AppTest: the timeline page sends both engines to one browser component once; links, settings and the TTFT
+lesson work without a browser (tests/e2e/test_timeline_browser.py drives the component itself)."""
 
 from __future__ import annotations
+
+import json
 
 from tests.ui.apptest_helpers import open_app, texts
 
 
-def test_default_view_shows_the_stall_contrast():
+def _data(at) -> dict:
+    (element,) = at.get("bidi_component")
+    return json.loads(element.proto.json)
+
+
+def test_default_view_sends_both_engines_with_the_stall_contrast():
     at = open_app()
-    values = [m.value for m in at.metric]
-    assert len(values) == 8  # four cards per engine
-    p99_mono, p99_chunked = (float(values[i].split()[0]) for i in (2, 6))
-    assert p99_mono > 4 * p99_chunked  # the point of the lesson, visible on first load
-    assert "stall" in texts(at).lower()
+    data = _data(at)
+    mono, chunked = data["engines"]
+    assert mono["tag"] == "A" and chunked["tag"] == "B"
+    p99_mono, p99_chunked = (float(e["cards"][3]["value"].split()[0].replace(",", "")) for e in (mono, chunked))
+    assert p99_mono > 4 * p99_chunked  # the point of the lesson, on first load
+    assert "stall" in "".join(m["label"] for m in data["bookmarks"]).lower()
+    assert len(mono["why"]) == len(mono["steps"]["s"]) and any("prefill-first" in w for w in mono["why"])
+    assert data["t0_ms"] > 0  # opens on the first teaching moment, not on an empty chart
 
 
-def test_stepping_moves_the_cursor_and_the_explanation():
+def test_ttft_cost_is_taught_with_p99_and_a_try_it_that_sets_the_threshold():
     at = open_app()
-    before = [e.value for e in at.markdown]
-    at.button(key="step_next").click().run()
-    at.button(key="step_next").click().run()
-    assert at.session_state["step"] == 2
-    at.button(key="step_prev").click().run()
-    assert at.session_state["step"] == 1
-    at.slider(key="step").set_value(100).run()
-    assert [e.value for e in at.markdown] != before
-    assert at.query_params["step"] == ["100"] or at.query_params["step"] == "100"
+    lesson = texts(at)
+    assert "TTFT" in lesson and "p99" in lesson and "3.0×" in lesson
+    at.button(key="try_threshold").click().run()
+    assert at.number_input(key="thr").value == 256
+    assert at.query_params["thr"] in (["256"], "256")
 
 
-def test_jump_to_next_stall_lands_on_a_stalled_step():
+def test_reruns_without_a_scenario_change_send_identical_data():
     at = open_app()
-    jump = [b for b in at.button if b.key and b.key.startswith("step_jump_")][0]
-    jump.click().run()
-    assert at.session_state["step"] > 0
-    assert any("Stall" in e.value for e in at.markdown)
+    first = _data(at)["version"]
+    at.run()
+    assert _data(at)["version"] == first
+    at.selectbox(key="pa").set_value("static").run()
+    assert _data(at)["version"] != first and not at.exception
+
+
+def test_old_step_links_and_new_time_links_set_the_start_cursor():
+    assert abs(_data(open_app(t_ms="1234.5"))["t0_ms"] - 1234.5) < 1e-9
+    old = _data(open_app(step="5"))
+    assert 0 < old["t0_ms"] < 200  # the fifth step start of the merged grid, early in the run
+    bad = open_app(t_ms="soon")
+    assert "t_ms=" in " ".join(w.value for w in bad.warning)
 
 
 def test_language_switch_and_shared_link():
-    at = open_app(lang="zh", pa="sglang", step="5")
+    at = open_app(lang="zh", pa="sglang")
     assert at.title[0].value == "整体预填充 vs 分块预填充"
     assert at.selectbox(key="pa_zh").value == "sglang"  # Chinese selectboxes carry a _zh key (url_state.widget_key)
-    assert at.session_state["step"] == 5
+    data = _data(at)
+    assert data["text"]["play"] == "▶ 播放" and "毫秒" in data["engines"][0]["cards"][0]["value"]
+
+
+def test_lecture_mode_folds_settings_and_enlarges_type():
+    at = open_app(present="1")
+    data = _data(at)
+    assert data["present"] and data["tick_px"] >= 14
+    assert at.toggle(key="present").value
+    assert len(at.expander) >= 1
 
 
 def test_bad_url_values_are_reported_not_applied():
@@ -47,11 +72,3 @@ def test_bad_url_values_are_reported_not_applied():
     warnings = " ".join(w.value for w in at.warning)
     assert "n=" in warnings and "budget=" in warnings and "pa=" in warnings
     assert at.selectbox(key="pa").value == "monolithic"
-
-
-def test_policy_change_reruns_the_simulation():
-    at = open_app()
-    first = [m.value for m in at.metric][:4]
-    at.selectbox(key="pa").set_value("static").run()
-    assert [m.value for m in at.metric][:4] != first
-    assert not at.exception

@@ -1,0 +1,149 @@
+"""Browser benchmark: from real Chromium, arrow key → last redraw on /, /kv and /replacement, and timeline playback
+(steps shown per second at 20 and 60 steps/s, frames per second, dropped steps).
+
+Run: .venv/bin/python bench/browser_bench.py [--root DIR] [--repeats N]
+`--root /path/to/other/checkout` measures another revision's app (e.g. before the timeline component) with the
+same method. Speed is measured here, never asserted in tests.
+
+Method: a MutationObserver on the document and on every open shadow root records the time of the last DOM change;
+after the key press the page must stay quiet for QUIET_MS (and Streamlit's script must be idle), and the figure is
+last change − key press. The timeline component writes its cursor into data-* attributes on every redraw, so its
+canvas redraws count as DOM changes too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+
+QUIET_MS = 700
+OBSERVE_JS = """() => {
+  window.__lastChange = performance.now();
+  const watch = (node) => new MutationObserver(() => { window.__lastChange = performance.now(); })
+      .observe(node, {subtree: true, childList: true, attributes: true, characterData: true});
+  watch(document);
+  document.querySelectorAll('*').forEach((e) => { if (e.shadowRoot) watch(e.shadowRoot); });
+}"""
+SETTLE_JS = """([t0, quiet]) => new Promise((resolve) => {
+  const check = () => {
+    const idle = document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]');
+    if (idle && performance.now() - window.__lastChange > quiet) resolve(window.__lastChange - t0);
+    else setTimeout(check, 20);
+  };
+  setTimeout(check, 50);
+})"""
+
+
+def start_server(root: Path, port: int) -> subprocess.Popen:
+    import urllib.request
+
+    cmd = [str(root / ".venv" / "bin" / "python"), "-m", "streamlit", "run", str(root / "app.py"),
+           "--server.headless=true", "--server.address=127.0.0.1", f"--server.port={port}",
+           "--browser.gatherUsageStats=false", "--server.fileWatcherType=none", "--global.developmentMode=false",
+           "--client.toolbarMode=minimal"]
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):  # bounded: about 60 s
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("server did not become healthy")
+
+
+def wait_idle(page) -> None:
+    page.wait_for_timeout(250)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120000)
+    page.wait_for_function("document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+                           timeout=120000)
+
+
+def key_to_redraw_ms(page, url: str, repeats: int) -> list[float]:
+    """Load `url`, focus the page, then press → `repeats` times, timing each to the last DOM change."""
+    page.goto(url)
+    wait_idle(page)
+    page.wait_for_timeout(1500)
+    target = page.locator(".st-key-timeline canvas")
+    if target.count():
+        target.click(position={"x": 5, "y": 5})
+    else:
+        page.get_by_test_id("stApp").click(position={"x": 5, "y": 5})
+    page.evaluate(OBSERVE_JS)
+    out = []
+    for _ in range(repeats):  # bounded by --repeats
+        t0 = page.evaluate("performance.now()")
+        page.keyboard.press("ArrowRight")
+        out.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
+    return out
+
+
+def playback(page, url: str, speed_index: int, seconds: float) -> dict[str, float]:
+    """Play the timeline at data.speeds[speed_index] for `seconds`; steps shown, frames drawn, dropped steps."""
+    page.goto(url)
+    wait_idle(page)
+    box = page.locator(".st-key-timeline .cv")
+    page.locator(".st-key-timeline select.speed").select_option(str(speed_index))
+    read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0) for k in ("steps-shown", "draws", "dropped")}  # noqa: E731
+    before = read()
+    page.locator(".st-key-timeline button.play").click()
+    page.wait_for_timeout(seconds * 1000)
+    after = read()
+    page.locator(".st-key-timeline button.play").click()
+    return {"steps_per_s": (after["steps-shown"] - before["steps-shown"]) / seconds,
+            "fps": (after["draws"] - before["draws"]) / seconds, "dropped": after["dropped"] - before["dropped"]}
+
+
+def summary(values: list[float]) -> str:
+    return f"p50 {statistics.median(values):.0f} ms, max {max(values):.0f} ms (n={len(values)})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT, help="checkout whose app is measured")
+    parser.add_argument("--repeats", type=int, default=8)
+    parser.add_argument("--play-seconds", type=float, default=4.0)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    proc = start_server(args.root.resolve(), port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(base)
+            wait_idle(page)  # registers the pages on a fresh server
+            print(f"app: {args.root.resolve()}  (Chromium {browser.version}, 1280x720)")
+            for path, query in (("/", "?t_ms=2000&step=200"), ("/kv", ""), ("/replacement", "")):
+                print(f"arrow key -> last redraw on {path:<13} {summary(key_to_redraw_ms(page, base + path + query, args.repeats))}")
+            page.goto(base + "/")
+            wait_idle(page)
+            if page.locator(".st-key-timeline canvas").count():
+                for index, name in ((3, "20 steps/s"), (4, "60 steps/s"), (2, "1x real time")):
+                    r = playback(page, f"{base}/?t_ms=0", index, args.play_seconds)
+                    # In simulated-time mode the cursor moves by time, so several 8 ms steps pass within one
+                    # frame (all of them drawn, as bars up to the cursor); "dropped" applies to steps mode only.
+                    tail = (f"dropped steps {r['dropped']:.0f}" if "steps" in name
+                            else "(steps pass by time; every bar is drawn)")
+                    print(f"playback at {name:<13} steps shown {r['steps_per_s']:.1f}/s, {r['fps']:.1f} frames/s, "
+                          f"{tail}")
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Why-sentences: one line per engine step saying why the batch looks as it does, from the scheduler's recorded
+decision (simulator/decision.py), in English or Chinese.
+
+Invariant: pure function of (trace, step index, language); every clause comes from WHY_TEXTS, whose English and
+Chinese templates have the same fields (ui/text_why.py registers them, so the i18n tests check them).
+"""
+
+from __future__ import annotations
+
+from chunkviz.simulator.trace import StepRecord, Trace
+
+WHY_TEXTS: dict[str, tuple[str, str]] = {
+    "why.decode_first": ("decodes first: {tokens:,} tokens", "解码优先：{tokens:,} 个 token"),
+    "why.decode_only": ("decode only: {n} request(s) get one token each in {ms:.1f} ms",
+                        "只有解码：{n} 个请求各得到 1 个 token，用时 {ms:.1f} 毫秒"),
+    "why.chunk_rest": ("R{rid}'s chunk got the remaining {tokens:,} of the {budget:,}-token budget "
+                       "(prompt tokens {a:,}–{b:,} of {total:,})",
+                       "R{rid} 的块拿到了 {budget:,} token 预算中剩下的 {tokens:,} 个（提示词第 {a:,}–{b:,} 个，共 {total:,} 个）"),
+    "why.chunk": ("R{rid}'s chunk: {tokens:,} tokens (prompt tokens {a:,}–{b:,} of {total:,})",
+                  "R{rid} 的块：{tokens:,} 个 token（提示词第 {a:,}–{b:,} 个，共 {total:,} 个）"),
+    "why.whole": ("R{rid}'s whole {total:,}-token prompt", "R{rid} 的整个 {total:,} token 提示词"),
+    "why.prefill_only": ("prefill-first: this step runs only {what}, so {n} chats get no token for {ms:.0f} ms",
+                         "预填充优先：这一步只运行 {what}，所以 {n} 个聊天有 {ms:.0f} 毫秒拿不到 token"),
+    "why.np_whole": ("R{rid}'s {total:,}-token prompt", "R{rid} 的 {total:,} token 提示词"),
+    "why.np_chunk": ("a {tokens:,}-token chunk of R{rid}'s prompt (tokens {a:,}–{b:,} of {total:,})",
+                     "R{rid} 提示词的一个 {tokens:,} token 的块（第 {a:,}–{b:,} 个，共 {total:,} 个）"),
+    "why.np_many": ("{n} prompts ({ids}; {tokens:,} tokens)", "{n} 个提示词（{ids}；共 {tokens:,} 个 token）"),
+    "why.stall_budget": ("{n} decodes get no token: the budget ran out",
+                         "{n} 个解码拿不到 token：预算用完了"),
+    "why.wait_budget": ("{ids} wait: budget spent", "{ids}等待：预算已用完"),
+    "why.wait_seats": ("{ids} wait: max_num_seqs requests already run", "{ids}等待：运行中的请求已达 max_num_seqs"),
+    "why.wait_memory": ("{ids} wait: the KV cache is full", "{ids}等待：KV 缓存已满"),
+    "why.wait_no_chunking": ("{ids} wait: a whole prompt must fit the budget left and chunking is off",
+                             "{ids}等待：不分块时整个提示词必须放进剩余预算"),
+    "why.wait_policy": ("{ids} wait: this engine admits nobody until its batch drains",
+                        "{ids}等待：这个引擎要等当前批次全部完成才接纳新请求"),
+    "why.preempted": ("KV cache full: R{rid} was preempted ({blocks} blocks freed) and will recompute",
+                      "KV 缓存已满：R{rid} 被抢占（释放 {blocks} 个块），之后重新计算"),
+    "why.ids_1": ("R{a}", "R{a}"),
+    "why.ids_2": ("R{a} and R{b}", "R{a} 和 R{b}"),
+    "why.ids_3": ("R{a}, R{b} and R{c}", "R{a}、R{b} 和 R{c}"),
+    "why.ids_more": ("R{a}, R{b} and {n} more", "R{a}、R{b} 及另外 {n} 个请求"),
+    "why.sep": ("; ", "；"),
+}
+
+
+def _t(key: str, lang: str, **fields: object) -> str:
+    en, zh = WHY_TEXTS[key]
+    return (zh if lang == "zh" else en).format(**fields)
+
+
+def _ids(ids: tuple[int, ...], total: int, lang: str) -> str:
+    total = max(total, len(ids))
+    if total <= 3 and len(ids) == total:
+        return _t(f"why.ids_{total}", lang, **dict(zip("abc", ids)))
+    return _t("why.ids_more", lang, a=ids[0], b=ids[1], n=total - 2, total=total) if len(ids) >= 2 else _t("why.ids_1", lang, a=ids[0])
+
+
+def _prefill_clauses(record: StepRecord, prompts: dict[int, int], lang: str, decode_tokens: int) -> list[str]:
+    budget = record.decision.max_num_batched_tokens if record.decision else 0
+    prefills = [c for c in record.chunks if c.phase == "prefill"]
+    out = []
+    for i, c in enumerate(prefills):
+        total = prompts.get(c.request_id, c.start_token + c.num_tokens)
+        fields = dict(rid=c.request_id, tokens=c.num_tokens, a=c.start_token + 1, b=c.start_token + c.num_tokens,
+                      total=total, budget=budget)
+        if c.start_token == 0 and c.num_tokens >= total:
+            out.append(_t("why.whole", lang, total=total, rid=c.request_id))
+        elif i == len(prefills) - 1 and decode_tokens + sum(x.num_tokens for x in prefills) == budget:
+            out.append(_t("why.chunk_rest", lang, **fields))
+        else:
+            out.append(_t("why.chunk", lang, **fields))
+    return out
+
+
+def _prefill_noun(record: StepRecord, prompts: dict[int, int], lang: str) -> str:
+    """What a prefill-only step runs, as a noun phrase: one prompt, one chunk, or a count of prompts."""
+    prefills = [c for c in record.chunks if c.phase == "prefill"]
+    if len(prefills) > 1:
+        ids = _ids(tuple(c.request_id for c in prefills[:3]), len(prefills), lang)
+        return _t("why.np_many", lang, n=len(prefills), ids=ids, tokens=sum(c.num_tokens for c in prefills))
+    c = prefills[0]
+    total = prompts.get(c.request_id, c.start_token + c.num_tokens)
+    if c.start_token == 0 and c.num_tokens >= total:
+        return _t("why.np_whole", lang, rid=c.request_id, total=total)
+    return _t("why.np_chunk", lang, rid=c.request_id, tokens=c.num_tokens, a=c.start_token + 1,
+              b=c.start_token + c.num_tokens, total=total)
+
+
+def why_sentence(record: StepRecord, prompts: dict[int, int], lang: str = "en") -> str:
+    """Why step `record` has this batch; `prompts` maps request id → prompt tokens."""
+    decode_tokens = sum(c.num_tokens for c in record.chunks if c.phase == "decode")
+    decision = record.decision
+    clauses: list[str] = []
+    for e in record.events:
+        if e.kind == "Preempted":
+            clauses.append(_t("why.preempted", lang, rid=e.request_id, blocks=e.freed_blocks))
+    prefill = _prefill_clauses(record, prompts, lang, decode_tokens)
+    if decision is not None and decision.stall_reason == "prefill_first" and prefill:
+        what = _prefill_noun(record, prompts, lang)
+        clauses.append(_t("why.prefill_only", lang, what=what, n=record.num_stalled_decodes,
+                          ms=record.duration_s * 1e3))
+    else:
+        if decode_tokens and prefill:
+            clauses.append(_t("why.decode_first", lang, tokens=decode_tokens))
+        elif decode_tokens:
+            clauses.append(_t("why.decode_only", lang, n=decode_tokens, ms=record.duration_s * 1e3))
+        clauses.extend(prefill)
+        if decision is not None and decision.stall_reason == "budget":
+            clauses.append(_t("why.stall_budget", lang, n=record.num_stalled_decodes))
+    if decision is not None and decision.waiting_ids and decision.wait_reason:
+        ids = _ids(decision.waiting_ids, record.num_waiting, lang)
+        clauses.append(_t(f"why.wait_{decision.wait_reason}", lang, ids=ids))
+    return _t("why.sep", lang).join(clauses)
+
+
+def why_sentences(trace: Trace, lang: str = "en") -> tuple[str, ...]:
+    """One why-sentence per step of a detailed trace."""
+    prompts = {r.request_id: r.prompt_tokens for r in trace.requests}
+    return tuple(why_sentence(step, prompts, lang) for step in trace.steps)

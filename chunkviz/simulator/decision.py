@@ -1,0 +1,59 @@
+"""Why a step looks the way it does: the scheduler's decision, recorded beside the step for explanations.
+
+Invariant: computed from the plan and the queues right after planning, before the step is applied; it only reads
+engine state, so recording it never changes a simulation's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chunkviz.simulator.sched_common import Plan, SchedContext
+from chunkviz.simulator.sequence import SeqState
+
+MAX_WAITING_IDS = 8  # enough to name who waits; a long queue is summarised by StepRecord.num_waiting
+WAIT_REASONS = ("", "budget", "seats", "memory", "no_chunking", "policy")
+STALL_REASONS = ("", "prefill_first", "budget")
+
+
+@dataclass(frozen=True, slots=True)
+class StepDecision:
+    max_num_batched_tokens: int  # the budget of this step
+    waiting_ids: tuple[int, ...]  # first MAX_WAITING_IDS request ids still queued after planning, queue order
+    wait_reason: str  # one of WAIT_REASONS: why the head of the queue was not admitted ("" = nobody waits)
+    stall_reason: str  # one of STALL_REASONS: why decode-ready requests got no token ("" = none stalled)
+
+
+def _wait_reason(ctx: SchedContext, plan: Plan, head: SeqState) -> str:
+    """The first rule in sched_common.admit_waiting that stopped the head of the queue."""
+    left = ctx.max_num_batched_tokens - plan.num_tokens
+    if plan.preempted:
+        return "memory"  # vLLM V1 admits nothing in a step that had to preempt (Scheduler.schedule)
+    if left <= 0:
+        return "budget"
+    if len(ctx.running) + head.seats_needed > ctx.knobs.max_num_seqs:
+        return "seats"
+    need = head.num_tokens - head.num_computed_tokens
+    if not ctx.knobs.chunks_prompts and need > left:
+        return "no_chunking"  # head-of-line blocking: the whole prompt must fit what is left of the budget
+    if ctx.kv.blocks_for(min(need, left)) > ctx.kv.num_free_blocks():
+        return "memory"
+    return "policy"  # the policy's own rule (e.g. static batching waits for the batch to drain)
+
+
+def decide(ctx: SchedContext, plan: Plan, stalled: list[SeqState]) -> StepDecision:
+    waiting_ids: list[int] = []
+    for seq in ctx.waiting:  # bounded by MAX_WAITING_IDS distinct requests
+        rid = seq.request.request_id
+        if rid not in waiting_ids:
+            waiting_ids.append(rid)
+            if len(waiting_ids) == MAX_WAITING_IDS:
+                break
+    wait = _wait_reason(ctx, plan, ctx.waiting[0]) if ctx.waiting else ""
+    stall = ""
+    if stalled:
+        # Decodes cost one token each, so if the plan holds none while decodes were ready, the policy chose to
+        # prefill instead (monolithic, SGLang); if it holds some, the rest did not fit the budget.
+        has_decode = any(seq.is_decode_ready for seq, _ in plan.items)
+        stall = "budget" if has_decode else "prefill_first"
+    return StepDecision(ctx.max_num_batched_tokens, tuple(waiting_ids), wait, stall)
