@@ -52,7 +52,8 @@ def mode_result(mode: str, policy: str, trace: Trace) -> ModeResult:
         step_decode_tokens=tuple(sum(c.num_tokens for c in s.chunks if c.phase == "decode") for s in trace.steps))
 
 
-def compare_batching(scenario: Scenario = LECTURE, budget_tokens: int = LECTURE_BUDGET_TOKENS) -> tuple[ModeResult, ...]:
+def compare_batching(scenario: Scenario = LECTURE,
+                     budget_tokens: int = LECTURE_BUDGET_TOKENS) -> tuple[ModeResult, ...]:
     """The three modes on the scenario's workload, in MODES order."""
     return tuple(mode_result(mode, policy, run_scenario(mode_scenario(scenario, policy, budget_tokens)))
                  for mode, policy in MODES)

@@ -73,7 +73,8 @@ def _r0_token() -> Prediction:
     got = _tokens_of(mono, mark.step_index, 0, "decode")
     return _make(2, "yes" if got else "no", {
         "r0_tokens": got, "step_ms": mark.duration_ms, "frozen": mark.num_frozen,
-        "r0_tokens_chunked": _tokens_of(chunked, mark_c.step_index, 0, "decode"), "step_ms_chunked": mark_c.duration_ms})
+        "r0_tokens_chunked": _tokens_of(chunked, mark_c.step_index, 0, "decode"),
+        "step_ms_chunked": mark_c.duration_ms})
 
 
 def _num_chunks() -> Prediction:
@@ -108,8 +109,9 @@ def _static_wait() -> Prediction:
     last_finish = max(r.finish_s for r in static.requests if r.request_id != 1)
     verdict = ("right_away" if ttft < 0.1 else
                "after_r0_finishes" if r0.finish_s <= r1.first_scheduled_s < last_finish else "after_all")
+    r1_cont = cont.requests[1]
     return _make(5, verdict, {"r1_ttft_ms": ttft * 1e3, "r0_finish_ms": r0.finish_s * 1e3,
-                              "r1_ttft_continuous_ms": (cont.requests[1].first_token_s - cont.requests[1].arrival_s) * 1e3})
+                              "r1_ttft_continuous_ms": (r1_cont.first_token_s - r1_cont.arrival_s) * 1e3})
 
 
 def _budget_both() -> Prediction:
