@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from chunkviz.lessons.chapters import CHAPTERS
+from ui.chapter_common import nav_label, page_file
 from ui.i18n import t
 from ui.url_state import take_errors
 from ui.widgets import language_switch, sidebar_scenario
@@ -21,9 +23,14 @@ PAGES = [
     st.Page("pages/traces_page.py", title=t("nav.traces"), url_path="traces"),
     st.Page("pages/measure_page.py", title=t("nav.measure"), url_path="measure"),
 ]
-page = st.navigation(PAGES)
+# The lecture first, in the article's order (labels begin with the chapter number); the pages above follow.
+LECTURE = [st.Page(page_file(c), title=nav_label(c), url_path=c.slug) for c in CHAPTERS]
+page = st.navigation({t("chx.nav_lecture"): LECTURE, t("chx.nav_reference"): PAGES})
 notices = st.container()
-st.session_state["_scenario"] = sidebar_scenario()
+if page.url_path in {c.slug for c in CHAPTERS}:
+    st.sidebar.info(t("chx.sidebar_note"))  # chapters run their own presets: the scenario widgets would do nothing
+else:
+    st.session_state["_scenario"] = sidebar_scenario()
 page.run()
 for error in take_errors():
     notices.warning(t("url.ignored", error=error))

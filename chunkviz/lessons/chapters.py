@@ -28,10 +28,11 @@ LECTURE_BUDGET_TOKENS = 512  # Sarathi-Serve's token budget and vLLM V0's first 
 # Six requests of the long-among-chats preset (seed 0): five chats and, fifth to arrive, one 6,806-token document.
 LECTURE_WORKLOAD = replace(DEFAULT_SCENARIO.workload, num_requests=6, qps=16.0, seed=0)
 LECTURE = replace(DEFAULT_SCENARIO, workload_preset="long-among-chats", workload=LECTURE_WORKLOAD)
-# Chapter 4: the same six-request size, all sharing a 1,000-token system prompt, prefix caching on.
+# Chapter 4: the same six-request size, all sharing a 1,000-token system prompt, prefix caching on. 1,024 blocks
+# (16,384 tokens) hold all six, and stay under kv/setup.py's MAX_GRID_BLOCKS so snapshots list every block.
 SHARED_PREFIX = replace(LECTURE, workload_preset="shared-system-prompt",
                         workload=replace(LECTURE_WORKLOAD, prompt_tokens=300, shared_prefix_tokens=1000),
-                        cache=CacheConfig(enable_prefix_caching=True))
+                        cache=CacheConfig(enable_prefix_caching=True, num_gpu_blocks=1024))
 # Chapter 6: four times the lecture's requests so each class has enough members for a percentile (3 documents).
 CLASSES = replace(LECTURE, workload=replace(LECTURE_WORKLOAD, num_requests=24))
 PRESETS: dict[str, Scenario] = {"lecture": LECTURE, "shared-prefix": SHARED_PREFIX, "classes": CLASSES}

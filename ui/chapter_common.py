@@ -1,0 +1,145 @@
+"""Glue every lecture chapter shares: header with Previous/Next, the preset's traces, the cursor with bookmarks,
+predict-then-reveal, and `chapter_chart`, the one function through which chapters draw their charts.
+
+Invariant: a chapter opens on its key bookmark with the step not yet drawn; only an answer to its question (or the
+learner moving the cursor) reveals the step, and the answer is checked against the simulator's, never a constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from chunkviz.analysis.timeline import union_step_times
+from chunkviz.lessons import chapters as lessons
+from chunkviz.lessons.chapters import Bookmark, Chapter
+from chunkviz.lessons.predictions import prediction
+from chunkviz.simulator.trace import Trace
+from ui.i18n import t
+from ui.playback import playback
+from ui.runs import trace_or_error
+
+ROLES = {lessons.STATIC: "static", lessons.PREFILL_FIRST: "prefill_first", lessons.DECODE_FIRST: "decode_first",
+         lessons.SGLANG_DEFAULT: "sglang"}
+
+
+def page_file(ch: Chapter) -> str:
+    """pages/ch1_kitchen.py for slug ch1-kitchen (the url path keeps the hyphens, so the two differ, as app.py needs)."""
+    return f"pages/{ch.slug.replace('-', '_')}.py"
+
+
+def nav_label(ch: Chapter) -> str:
+    return f"{ch.number} · {t(f'chx.title.{ch.number}')}"
+
+
+def engine_label(policy: str) -> str:
+    return t(f"chx.role.{ROLES.get(policy, 'decode_first')}")
+
+
+def is_present() -> bool:
+    """Lecture mode (?present=1): larger type on the chapters' charts."""
+    return st.query_params.get("present") == "1"
+
+
+def _nav_buttons(ch: Chapter, where: str) -> None:
+    prev, nxt = lessons.neighbours(ch.number)
+    cols = st.columns(2)
+    if prev is not None and cols[0].button(t("chx.prev", n=prev.number, title=t(f"chx.title.{prev.number}")),
+                                           key=f"ch_prev_{where}"):
+        st.switch_page(page_file(prev))
+    if nxt is not None and cols[1].button(t("chx.next", n=nxt.number, title=t(f"chx.title.{nxt.number}")),
+                                          key=f"ch_next_{where}", type="primary"):
+        st.switch_page(page_file(nxt))
+
+
+def header(number: int) -> Chapter:
+    """Title, the one-line "what you will see", Previous/Next, and the note that the chapter's preset is in use."""
+    ch = lessons.chapter(number)
+    st.title(nav_label(ch))
+    st.markdown(t("chx.see", see=t(f"chx.see.{number}")))
+    _nav_buttons(ch, "top")
+    st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
+    return ch
+
+
+def footer(ch: Chapter) -> None:
+    st.divider()
+    _nav_buttons(ch, "bottom")
+
+
+def chapter_traces(ch: Chapter, policies: tuple[str, ...] | None = None) -> dict[str, Trace]:
+    """The chapter's preset run by each of its engines (cached); stops the page with a message if one cannot run."""
+    out = {}
+    for policy in policies or ch.policies:
+        trace = trace_or_error(lessons.scenario_for(ch, policy))
+        if trace is None:
+            st.stop()
+        out[policy] = trace
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    time_s: float
+    marks: tuple[Bookmark, ...]  # of the chapter's first engine
+    key_mark: Bookmark | None
+
+
+def _grid(traces: dict[str, Trace]) -> tuple[float, ...]:
+    """Step starts of every engine plus each run's end: a cursor at a step's start shows nothing of that step."""
+    ends = {round(tr.makespan_s, 12) for tr in traces.values()}
+    return tuple(sorted(set(union_step_times(*traces.values())) | ends))
+
+
+def _index_at(grid: tuple[float, ...], time_s: float) -> int:
+    return min(range(len(grid)), key=lambda i: abs(grid[i] - time_s))
+
+
+def cursor(ch: Chapter, traces: dict[str, Trace]) -> Cursor:
+    """Playback over all engines' steps; opens on the key bookmark's start; bookmark buttons jump to their ends."""
+    first = traces[ch.policies[0]]
+    marks = lessons.bookmarks(first, ch.bookmarks)
+    grid = _grid(traces)
+    key = f"c{ch.number}_step"
+    key_mark = marks[0] if marks else None
+    if key_mark is not None:
+        st.session_state.setdefault(key, _index_at(grid, key_mark.start_s))
+    jumps = {t(f"chx.bm.{m.kind}"): (lambda _i, m=m: _index_at(grid, m.end_s)) for m in marks}
+    index = playback(key, len(grid), jumps)
+    return Cursor(grid[index] + 1e-9, marks, key_mark)
+
+
+def _reveal(key: str, target: int) -> None:
+    st.session_state[key] = target
+
+
+def predict_then_reveal(ch: Chapter, traces: dict[str, Trace], cur: Cursor) -> None:
+    """The chapter's question; answering moves the cursor past the key step and checks the simulator's answer."""
+    p = prediction(ch.number)
+    grid = _grid(traces)
+    target = _index_at(grid, cur.key_mark.end_s) if cur.key_mark is not None else 0
+    fmt = {k: v for k, v in p.figures}
+    with st.container(border=True, key=f"c{ch.number}_predict"):
+        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}')}")
+        lang_labels = {o: t(f"chx.o.{ch.number}.{o}") for o in p.option_ids}
+        answer = st.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",
+                          format_func=lang_labels.get, label_visibility="collapsed",
+                          on_change=_reveal, args=(f"c{ch.number}_step", target))
+        if answer is None:
+            st.caption(t("chx.pred.hold"))
+            return
+        if answer == p.correct_option:
+            st.success(t("chx.pred.right") + " " + t(f"chx.a.{ch.number}", **fmt))
+        else:
+            st.error(t("chx.pred.wrong", answer=lang_labels[p.correct_option]) + " " + t(f"chx.a.{ch.number}", **fmt))
+
+
+def chapter_chart(key: str, figure: go.Figure, traces: dict[str, Trace] | None = None,
+                  cursor_s: float | None = None) -> None:
+    """Every chapter chart goes through here (Plotly today). `traces` and `cursor_s` are what a browser-side
+    timeline component needs, so it can replace the Plotly figure for the lane charts without touching pages."""
+    if is_present():
+        figure.update_layout(font={"size": 16})
+    st.plotly_chart(figure, width="stretch", key=key, config={"displayModeBar": False})
