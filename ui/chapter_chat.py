@@ -15,7 +15,7 @@ from chunkviz.simulator.trace import RequestResult, Trace
 from ui.i18n import current_lang, t
 from ui.palette import CURSOR, DECODE, WAITING
 
-MAX_WORDS_SHOWN = 22
+MAX_WORDS_SHOWN = 14
 
 
 def _words(request_id: int, count: int) -> str:
@@ -61,16 +61,22 @@ def _box_html(request_id: int, text: str, status: str, frozen: bool) -> str:
     border = CURSOR if frozen else DECODE
     text_color = WAITING if frozen else "inherit"
     return (f'<div class="chx-chat" style="border:2px solid {border};border-radius:8px;padding:6px 8px;'
-            f'height:124px;overflow:hidden;font-size:13px;line-height:1.35">'
+            f'height:96px;overflow:hidden;font-size:13px;line-height:1.3">'
             f'<div style="font-weight:700">R{request_id}</div>'
-            f'<div style="color:{text_color};min-height:58px">{html.escape(text)}<span>▌</span></div>'
+            f'<div style="color:{text_color};height:36px;overflow:hidden">{html.escape(text)}<span>▌</span></div>'
             f'<div style="font-size:12px;color:{CURSOR if frozen else "inherit"}">{html.escape(status)}</div></div>')
 
 
-def chat_windows(trace: Trace, cursor_s: float, engine: str, max_boxes: int = 6) -> None:
-    """One row of chat boxes for the first `max_boxes` requests of the run."""
+def shown_requests(trace: Trace, max_boxes: int) -> tuple[RequestResult, ...]:
+    """The longest prompt (the document) and the first other requests, in id order: the stall and its victims."""
+    longest = max(trace.requests, key=lambda r: (r.prompt_tokens, -r.request_id))
+    others = [r for r in trace.requests if r is not longest][: max_boxes - 1]
+    return tuple(sorted(others + [longest], key=lambda r: r.request_id))
+
+
+def chat_windows(trace: Trace, cursor_s: float, engine: str, max_boxes: int = 4) -> None:
+    """One row of chat boxes: the engine's name, then the document and the first chats typing at the cursor."""
     st.markdown(f"**{t('chx.chat.title', engine=engine)}**")
-    requests = trace.requests[:max_boxes]
-    for col, r in zip(st.columns(len(requests)), requests):
+    for col, r in zip(st.columns(max_boxes), shown_requests(trace, max_boxes)):
         text, status, frozen = box_state(trace, r, cursor_s)
         col.markdown(_box_html(r.request_id, text, status, frozen), unsafe_allow_html=True)

@@ -43,25 +43,39 @@ def is_present() -> bool:
     return st.query_params.get("present") == "1"
 
 
-def _nav_buttons(ch: Chapter, where: str) -> None:
+# Chapters are projected: less padding above the title and a smaller h1, so the chart starts within 720 px.
+_COMPACT_CSS = """<style>
+[data-testid="stMainBlockContainer"] {padding-top: 2.2rem; padding-bottom: 2rem}
+[data-testid="stMainBlockContainer"] h1 {font-size: 1.85rem; padding: 0 0 0.2rem 0}
+</style>"""
+
+
+def _nav_buttons(ch: Chapter, where: str, container=None) -> None:
     prev, nxt = lessons.neighbours(ch.number)
-    cols = st.columns(2)
+    cols = (container or st).columns(2)
     if prev is not None and cols[0].button(t("chx.prev", n=prev.number, title=t(f"chx.title.{prev.number}")),
-                                           key=f"ch_prev_{where}"):
+                                           key=f"ch_prev_{where}", width="stretch"):
         st.switch_page(page_file(prev))
     if nxt is not None and cols[1].button(t("chx.next", n=nxt.number, title=t(f"chx.title.{nxt.number}")),
-                                          key=f"ch_next_{where}", type="primary"):
+                                          key=f"ch_next_{where}", type="primary", width="stretch"):
         st.switch_page(page_file(nxt))
 
 
 def header(number: int) -> Chapter:
-    """Title, the one-line "what you will see", Previous/Next, and the note that the chapter's preset is in use."""
+    """Title, the one-line "what you will see" beside Previous/Next (the preset note goes under the chart)."""
     ch = lessons.chapter(number)
+    st.html(_COMPACT_CSS)
     st.title(nav_label(ch))
-    st.markdown(t("chx.see", see=t(f"chx.see.{number}")))
-    _nav_buttons(ch, "top")
-    st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    left.markdown(t("chx.see", see=t(f"chx.see.{number}")))
+    _nav_buttons(ch, "top", right)
     return ch
+
+
+def lesson(text: str) -> None:
+    """The chapter's lesson text: folded away in lecture mode (the teacher tells it), open otherwise."""
+    with st.expander(t("chx.lesson"), expanded=not is_present()):
+        st.markdown(text)
 
 
 def footer(ch: Chapter) -> None:
@@ -97,8 +111,12 @@ def _index_at(grid: tuple[float, ...], time_s: float) -> int:
     return min(range(len(grid)), key=lambda i: abs(grid[i] - time_s))
 
 
+def _jump(key: str, target: int) -> None:
+    st.session_state[key] = target
+
+
 def cursor(ch: Chapter, traces: dict[str, Trace]) -> Cursor:
-    """Playback over all engines' steps; opens on the key bookmark's start; bookmark buttons jump to their ends."""
+    """Playback over all engines' steps, opening on the key bookmark's start; bookmark buttons jump to their ends."""
     first = traces[ch.policies[0]]
     marks = lessons.bookmarks(first, ch.bookmarks)
     grid = _grid(traces)
@@ -106,8 +124,12 @@ def cursor(ch: Chapter, traces: dict[str, Trace]) -> Cursor:
     key_mark = marks[0] if marks else None
     if key_mark is not None:
         st.session_state.setdefault(key, _index_at(grid, key_mark.start_s))
-    jumps = {t(f"chx.bm.{m.kind}"): (lambda _i, m=m: _index_at(grid, m.end_s)) for m in marks}
-    index = playback(key, len(grid), jumps)
+    index = playback(key, len(grid))
+    cols = st.columns([1.2] + [2] * len(marks) + [max(0.1, 6 - 2 * len(marks))], vertical_alignment="center")
+    cols[0].markdown(f"**{t('chx.bookmarks')}**")
+    for col, m in zip(cols[1:], marks):
+        col.button(t("chx.jump", what=t(f"chx.bm.{m.kind}")), key=f"c{ch.number}_bm_{m.kind}", on_click=_jump,
+                   args=(key, _index_at(grid, m.end_s)), width="stretch")
     return Cursor(grid[index] + 1e-9, marks, key_mark)
 
 
@@ -119,7 +141,8 @@ def predict_then_reveal(ch: Chapter, traces: dict[str, Trace], cur: Cursor) -> N
     """The chapter's question; answering moves the cursor past the key step and checks the simulator's answer."""
     p = prediction(ch.number)
     grid = _grid(traces)
-    target = _index_at(grid, cur.key_mark.end_s) if cur.key_mark is not None else 0
+    reveal = lessons.find_bookmark(traces[ch.policies[0]], ch.reveal_kind)
+    target = _index_at(grid, reveal.end_s) if reveal is not None else len(grid) - 1
     fmt = {k: v for k, v in p.figures}
     with st.container(border=True, key=f"c{ch.number}_predict"):
         st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}')}")

@@ -9,9 +9,9 @@ from __future__ import annotations
 from chunkviz.analysis.metrics import summarize
 from chunkviz.lessons.chapters import Bookmark, Chapter, bookmarks
 from chunkviz.simulator.trace import Trace
-from ui.chapter_charts import Note, lanes_figure
+from ui.chapter_charts_lanes import EngineRow, Note, lanes_figure
 from ui.chapter_chat import chat_windows
-from ui.chapter_common import Cursor, chapter_chart, engine_label
+from ui.chapter_common import Cursor, chapter_chart, engine_label, is_present, predict_then_reveal
 from ui.i18n import t
 from ui.page_common import lane_labels
 
@@ -31,15 +31,18 @@ def label_for(mark: Bookmark, trace: Trace) -> str:
         return t("chx.lbl.first_token", rid=rid, ms=(r.first_token_s - r.arrival_s) * 1e3)
     if k == "prefix_hit":
         return t("chx.lbl.prefix_hit", rid=rid, hit=mark.num_tokens, tokens=mark.prompt_tokens)
+    if k == "peak_sharing":
+        return t("chx.lbl.peak_sharing", blocks=mark.num_tokens, refs=mark.num_frozen)
     if k == "longest_wait":
         return t("chx.lbl.longest_wait", rid=rid, ms=ms)
     return t("chx.lbl.longest_gap", ms=ms, frozen=frozen)
 
 
 def notes_for(trace: Trace, kinds: tuple[str, ...], cursor_s: float) -> tuple[Note, ...]:
-    out = []
+    out, seen_steps = [], set()
     for mark in bookmarks(trace, kinds):
-        if mark.end_s <= cursor_s:
+        if mark.end_s <= cursor_s and mark.step_index not in seen_steps:  # one label per step: the first kind wins
+            seen_steps.add(mark.step_index)
             lane = mark.request_id if mark.request_id is not None else 0
             out.append(Note((mark.start_s + mark.end_s) / 2, lane, label_for(mark, trace)))
     return tuple(out)
@@ -54,16 +57,18 @@ def metrics_line(trace: Trace) -> str:
 
 
 def draw_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor, chats: bool = True) -> None:
-    """Lanes (and chat windows) for each engine of the chapter, all on one time axis."""
+    """All engines of the chapter in one lane chart on one time axis, the chapter's question, then each engine's
+    chat windows and the note that the chapter's preset replaces the sidebar's scenario."""
     import streamlit as st
 
     x_max_s = max(tr.makespan_s for tr in traces.values())
-    labels = lane_labels()
-    for policy, trace in traces.items():
-        name = engine_label(policy)
-        notes = notes_for(trace, ch.bookmarks, cur.time_s)
-        fig = lanes_figure(trace, cur.time_s, x_max_s, f"{name} — {metrics_line(trace)}", labels, notes)
-        chapter_chart(f"c{ch.number}_lanes_{policy}", fig, {policy: trace}, cur.time_s)
-        if chats:
-            chat_windows(trace, cur.time_s, name)
-    st.caption(t("chx.cursor", ms=cur.time_s * 1e3))
+    rows = tuple(EngineRow(f"<b>{engine_label(p)}</b> — {metrics_line(tr)}", tr,
+                           notes_for(tr, ch.bookmarks, cur.time_s)) for p, tr in traces.items())
+    fig = lanes_figure(rows, cur.time_s, x_max_s, lane_labels(), big=is_present())
+    chapter_chart(f"c{ch.number}_lanes", fig, traces, cur.time_s)
+    predict_then_reveal(ch, traces, cur)  # under the chart, whose key step it holds back until answered
+    if chats:
+        for policy, trace in traces.items():
+            chat_windows(trace, cur.time_s, engine_label(policy))
+    preset = t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}"))
+    st.caption(t("chx.cursor", ms=cur.time_s * 1e3) + " · " + preset)

@@ -6,6 +6,8 @@ Invariant: every number shown comes from a chunkviz.lessons function; this modul
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from chunkviz.lessons import batching, budgets, knobs, misconceptions, sharing, utilisation
@@ -13,7 +15,7 @@ from chunkviz.lessons.batching import mode_scenario
 from chunkviz.lessons.chapters import LECTURE
 from chunkviz.simulator.trace import Trace
 from ui.chapter_charts import budget_figure, utilisation_figure, work_per_step_figure
-from ui.chapter_common import chapter_chart, engine_label
+from ui.chapter_common import ROLES, chapter_chart, engine_label
 from ui.i18n import t
 
 
@@ -99,11 +101,12 @@ def knobs_lesson() -> None:
              t("chx.knob.default"): [k.default for k in knobs.KNOBS],
              t("chx.knob.source"): [k.source for k in knobs.KNOBS],
              t("chx.knob.setting"): [k.setting or t("chx.knob.not_modelled") for k in knobs.KNOBS]}
-    st.dataframe(table, hide_index=True, height=36 * (len(knobs.KNOBS) + 1))
+    st.table(table)  # wraps long defaults and sources (a dataframe would cut them off)
     modelled = [k for k in knobs.KNOBS if k.setting != knobs.NOT_MODELLED]
     pick = st.selectbox(t("chx.knob.pick"), range(len(modelled)), key="c7_knob",
                         format_func=lambda i: f"{modelled[i].engine} · {modelled[i].name}")
-    _figures_table(_effect(modelled[pick]), t("chx.knob.value"))
+    rows = tuple(replace(r, label=engine_label(r.label)) if r.label in ROLES else r for r in _effect(modelled[pick]))
+    _figures_table(rows, t("chx.knob.value"))
     st.caption(t("chx.knob.todo_trtllm"))
     st.subheader(t("chx.off.title"))
     for case in knobs.CHUNKING_OFF_CASES:

@@ -48,7 +48,12 @@ class Chapter:
     see_zh: str
     preset: str  # key of PRESETS
     policies: tuple[str, ...]  # the engines the chapter compares, left to right
-    bookmarks: tuple[str, ...]  # bookmark kinds, the key one first
+    bookmarks: tuple[str, ...]  # bookmark kinds, the key one first: the chapter opens at its start
+    reveal: str = ""  # bookmark kind whose end an answered prediction moves to ("" = the key one)
+
+    @property
+    def reveal_kind(self) -> str:
+        return self.reveal or self.bookmarks[0]
 
 
 CHAPTERS: tuple[Chapter, ...] = (
@@ -68,7 +73,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "分页 KV 缓存：共享、引用计数、写时复制",
             "Six requests with one system prompt share its blocks; ref counts rise instead of memory.",
             "六个请求共用一段系统提示词，共享它的块：涨的是引用计数，不是显存。",
-            "shared-prefix", (DECODE_FIRST,), ("prefix_hit", "long_first_token")),
+            "shared-prefix", (DECODE_FIRST,), ("prefix_hit", "peak_sharing")),
     Chapter(5, "ch5-continuous-batching", "Continuous batching and decode-first", "连续批处理与解码优先",
             "Static, continuous and decode-first batching on one workload: TTFT, TBT, throughput, GPU work per step.",
             "同一负载下的静态、连续与解码优先批处理：TTFT、TBT、吞吐与每步 GPU 工作量。",
@@ -80,7 +85,8 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter(7, "ch7-knobs", "The engines' knobs", "各引擎的调参旋钮",
             "vLLM, SGLang and TensorRT-LLM settings, their defaults and sources, and what each does in a run.",
             "vLLM、SGLang、TensorRT-LLM 的参数、默认值及出处，以及每个参数在一次运行里的效果。",
-            "lecture", (DECODE_FIRST, SGLANG_DEFAULT), ("long_prefill", "longest_gap")),
+            "lecture", (SGLANG_DEFAULT, DECODE_FIRST), ("long_prefill", "long_last_chunk", "longest_gap"),
+            "long_last_chunk"),
     Chapter(8, "ch8-misconceptions", "Misconceptions and interview questions", "常见误区与面试题",
             "Six claims about chunked prefill, each checked by a run of the simulator.",
             "关于 Chunked Prefill 的六个说法，每个都用模拟器跑一遍来核对。",
@@ -176,6 +182,19 @@ def _longest_wait(trace: Trace) -> Bookmark | None:
     return replace(mark, duration_ms=(r.first_scheduled_s - r.arrival_s) * 1e3)
 
 
+def _peak_sharing(trace: Trace) -> Bookmark | None:
+    """The first step after which the most block tables share one block (`num_tokens` = blocks shared, `num_frozen`
+    unused); needs a detailed paged trace whose snapshots list blocks."""
+    best: tuple[int, int, int] | None = None
+    for i, s in enumerate(trace.steps):
+        refs = [b.ref_count for b in s.snapshot.blocks] if s.snapshot is not None else []
+        if refs and max(refs) > 1 and (best is None or (max(refs), sum(r > 1 for r in refs)) > best[:2]):
+            best = (max(refs), sum(r > 1 for r in refs), i)
+    if best is None:
+        return None
+    return replace(_at(trace, "peak_sharing", best[2], None, best[1]), num_frozen=best[0])
+
+
 def find_bookmark(trace: Trace, kind: str) -> Bookmark | None:
     """The first moment of `kind` in a detailed trace, or None when the run has none."""
     if kind in ("long_prefill", "long_last_chunk"):
@@ -186,7 +205,7 @@ def find_bookmark(trace: Trace, kind: str) -> Bookmark | None:
         index, tokens = steps[0] if kind == "long_prefill" else steps[-1]
         return _at(trace, kind, index, rid, tokens)
     finders = {"long_first_token": _long_first_token, "longest_gap": _longest_gap, "prefix_hit": _prefix_hit,
-               "longest_wait": _longest_wait}
+               "longest_wait": _longest_wait, "peak_sharing": _peak_sharing}
     if kind not in finders:
         raise ValueError(f"unknown bookmark kind {kind!r}")
     return finders[kind](trace)
