@@ -39,26 +39,37 @@ def engine_label(policy: str) -> str:
 
 
 def is_present() -> bool:
-    """Lecture mode (?present=1): larger type on the chapters' charts."""
-    return st.query_params.get("present") == "1"
+    """Lecture mode: larger type on the chapters' charts, lesson text folded. Set by ?present=1 (or cleared by
+    ?present=0) and kept for the session, because moving to the next chapter drops the query string."""
+    flag = st.query_params.get("present")
+    if flag in ("0", "1"):
+        st.session_state["_chx_present"] = flag == "1"
+    return bool(st.session_state.get("_chx_present", False))
 
 
-# Chapters are projected: less padding above the title and a smaller h1, so the chart starts within 720 px.
+# Chapters are projected: less padding above the title and a smaller h1, so the chart starts within 720 px; the
+# Previous/Next links look like buttons (the next one filled, as the way forward).
 _COMPACT_CSS = """<style>
 [data-testid="stMainBlockContainer"] {padding-top: 2.2rem; padding-bottom: 2rem}
 [data-testid="stMainBlockContainer"] h1 {font-size: 1.85rem; padding: 0 0 0.2rem 0}
+[class*="st-key-ch_prev"] a, [class*="st-key-ch_next"] a {border: 1px solid rgba(128,128,128,0.45);
+  border-radius: 0.5rem; justify-content: center}
+[class*="st-key-ch_next"] a {background: #E15759; border-color: #E15759}
+[class*="st-key-ch_next"] a p {color: white !important}
 </style>"""
 
 
-def _nav_buttons(ch: Chapter, where: str, container=None) -> None:
+def _nav_links(ch: Chapter, where: str, container=None) -> None:
+    """Previous/Next as real links (client-side navigation keeps the session's language; lecture mode travels in
+    the query string)."""
     prev, nxt = lessons.neighbours(ch.number)
     cols = (container or st).columns(2)
-    if prev is not None and cols[0].button(t("chx.prev", n=prev.number, title=t(f"chx.title.{prev.number}")),
-                                           key=f"ch_prev_{where}", width="stretch"):
-        st.switch_page(page_file(prev))
-    if nxt is not None and cols[1].button(t("chx.next", n=nxt.number, title=t(f"chx.title.{nxt.number}")),
-                                          key=f"ch_next_{where}", type="primary", width="stretch"):
-        st.switch_page(page_file(nxt))
+    query = {"present": "1"} if is_present() else None
+    for col, other, side, text in ((cols[0], prev, "prev", "chx.prev"), (cols[1], nxt, "next", "chx.next")):
+        if other is not None:
+            with col.container(key=f"ch_{side}_{where}"):
+                st.page_link(page_file(other), label=t(text, n=other.number, title=t(f"chx.title.{other.number}")),
+                             width="stretch", query_params=query)
 
 
 def header(number: int) -> Chapter:
@@ -68,7 +79,7 @@ def header(number: int) -> Chapter:
     st.title(nav_label(ch))
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.markdown(t("chx.see", see=t(f"chx.see.{number}")))
-    _nav_buttons(ch, "top", right)
+    _nav_links(ch, "top", right)
     return ch
 
 
@@ -80,7 +91,7 @@ def lesson(text: str) -> None:
 
 def footer(ch: Chapter) -> None:
     st.divider()
-    _nav_buttons(ch, "bottom")
+    _nav_links(ch, "bottom")
 
 
 def chapter_traces(ch: Chapter, policies: tuple[str, ...] | None = None) -> dict[str, Trace]:
