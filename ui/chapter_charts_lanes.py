@@ -47,13 +47,15 @@ def _bars(fig: go.Figure, trace: Trace, cursor_s: float, row: int, labels: dict[
             row=row, col=1)
 
 
-def _note(n: Note, row: int, x_max_s: float, big: bool) -> dict:
+def _note(n: Note, row: int, x_max_s: float, big: bool, stack: int = 0) -> dict:
+    """A callout; the `stack`-th note of a row sits one line further from its point so notes never overlap."""
     left = n.time_s < 0.55 * x_max_s
+    ay = (-18 - 24 * stack) if n.lane >= 2 else (22 + 24 * stack)
     suffix = "" if row == 1 else str(row)
     return {"x": n.time_s * 1e3, "y": n.lane, "xref": f"x{suffix}", "yref": f"y{suffix}", "text": f"<b>{n.text}</b>",
             # Callouts on the top lanes point up from below so they never cover the engine's title.
             "showarrow": True, "arrowhead": 2, "arrowcolor": CURSOR, "ax": 30 if left else -30,
-            "ay": -18 if n.lane >= 2 else 22,
+            "ay": ay,
             "xanchor": "left" if left else "right", "bgcolor": "rgba(255,255,255,0.92)", "bordercolor": CURSOR,
             "borderpad": 3, "font": {"size": 15 if big else 13, "color": "#1f1f1f"}}
 
@@ -74,7 +76,7 @@ def lanes_figure(rows: tuple[EngineRow, ...], cursor_s: float, x_max_s: float, l
     # Milliseconds on the ticks instead of an axis title: the legend gets the row under the last engine.
     fig.update_xaxes(range=[0, x_max_s * 1e3], tickfont={"size": 14 if big else 11}, ticksuffix=" ms")
     fig.update_annotations(font={"size": 14 if big else 12}, xanchor="left", x=0)  # subplot titles, left-aligned
-    notes = [_note(n, i, x_max_s, big) for i, r in enumerate(rows, start=1) for n in r.notes]
+    notes = [_note(n, i, x_max_s, big, k) for i, r in enumerate(rows, start=1) for k, n in enumerate(r.notes)]
     plot_px = len(rows) * (num * lane_px + 40)
     fig.update_layout(
         barmode="overlay", bargap=0.2, height=plot_px + 86,

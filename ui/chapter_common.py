@@ -65,11 +65,13 @@ def _nav_links(ch: Chapter, where: str, container=None) -> None:
     prev, nxt = lessons.neighbours(ch.number)
     cols = (container or st).columns(2)
     query = {"present": "1"} if is_present() else None
-    for col, other, side, text in ((cols[0], prev, "prev", "chx.prev"), (cols[1], nxt, "next", "chx.next")):
+    for col, other, side in ((cols[0], prev, "prev"), (cols[1], nxt, "next")):
         if other is not None:
+            title = t(f"chx.title.{other.number}")
+            # The top row is narrow: "Chapter 3 ▶" with the title as a tooltip; the bottom row has room for it.
+            text = t(f"chx.{side}_short" if where == "top" else f"chx.{side}", n=other.number, title=title)
             with col.container(key=f"ch_{side}_{where}"):
-                st.page_link(page_file(other), label=t(text, n=other.number, title=t(f"chx.title.{other.number}")),
-                             width="stretch", query_params=query)
+                st.page_link(page_file(other), label=text, help=title, width="stretch", query_params=query)
 
 
 def header(number: int) -> Chapter:

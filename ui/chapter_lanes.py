@@ -48,6 +48,12 @@ def notes_for(trace: Trace, kinds: tuple[str, ...], cursor_s: float) -> tuple[No
     return tuple(out)
 
 
+def view_end_s(cursor_s: float, makespan_s: float, min_view_s: float = 0.3) -> float:
+    """The right edge of the lane chart: half as far again as the cursor (at least 300 ms, at most the run), so
+    the moment being taught fills the width instead of a corner of the whole run."""
+    return min(makespan_s, max(min_view_s, 1.5 * cursor_s))
+
+
 def metrics_line(trace: Trace) -> str:
     m = summarize(trace)
     def ms(v: float | None) -> float:
@@ -61,7 +67,7 @@ def draw_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor, chats: bool =
     chat windows and the note that the chapter's preset replaces the sidebar's scenario."""
     import streamlit as st
 
-    x_max_s = max(tr.makespan_s for tr in traces.values())
+    x_max_s = view_end_s(cur.time_s, max(tr.makespan_s for tr in traces.values()))
     rows = tuple(EngineRow(f"<b>{engine_label(p)}</b> — {metrics_line(tr)}", tr,
                            notes_for(tr, ch.bookmarks, cur.time_s)) for p, tr in traces.items())
     fig = lanes_figure(rows, cur.time_s, x_max_s, lane_labels(), big=is_present())

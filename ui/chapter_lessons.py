@@ -89,7 +89,6 @@ def _figures_table(rows: tuple[knobs.RunFigures, ...], first_col: str) -> None:
     cols = {first_col: [r.label for r in rows], t("chx.knob.col.ttft"): [r.ttft_p50_ms for r in rows],
             t("chx.knob.col.tbt"): [r.tbt_p99_ms for r in rows], t("chx.knob.col.gap"): [r.tbt_max_ms for r in rows],
             t("chx.knob.col.thr"): [r.throughput_tokens_per_s for r in rows],
-            t("chx.knob.col.steps"): [r.num_steps for r in rows],
             t("chx.knob.col.preempt"): [r.num_preemptions for r in rows],
             t("chx.knob.col.hits"): [r.prefix_hit_rate for r in rows]}
     st.dataframe(cols, hide_index=True, column_config={k: st.column_config.NumberColumn(format="%.1f")
@@ -97,11 +96,13 @@ def _figures_table(rows: tuple[knobs.RunFigures, ...], first_col: str) -> None:
 
 
 def knobs_lesson() -> None:
-    table = {t("chx.knob.engine"): [k.engine for k in knobs.KNOBS], t("chx.knob.name"): [k.name for k in knobs.KNOBS],
-             t("chx.knob.default"): [k.default for k in knobs.KNOBS],
-             t("chx.knob.source"): [k.source for k in knobs.KNOBS],
-             t("chx.knob.setting"): [k.setting or t("chx.knob.not_modelled") for k in knobs.KNOBS]}
-    st.table(table)  # wraps long defaults and sources (a dataframe would cut them off)
+    # A markdown table wraps long defaults and sources within the page (a dataframe would cut them off).
+    head = [t(f"chx.knob.{c}") for c in ("engine", "name", "default", "source", "setting")]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for k in knobs.KNOBS:
+        setting = f"`{k.setting}`" if k.setting else f"*{t('chx.knob.not_modelled')}*"
+        lines.append(f"| {k.engine} | `{k.name}` | {k.default} | {k.source} | {setting} |")
+    st.markdown("\n".join(lines))
     modelled = [k for k in knobs.KNOBS if k.setting != knobs.NOT_MODELLED]
     pick = st.selectbox(t("chx.knob.pick"), range(len(modelled)), key="c7_knob",
                         format_func=lambda i: f"{modelled[i].engine} · {modelled[i].name}")

@@ -15,6 +15,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.see": ("**What you will see:** {see}", "**你将看到**：{see}"),
     "chx.prev": ("◀ {n} · {title}", "◀ {n} · {title}"),
     "chx.next": ("{n} · {title} ▶", "{n} · {title} ▶"),
+    "chx.prev_short": ("◀ Chapter {n}", "◀ 第 {n} 章"),
+    "chx.next_short": ("Chapter {n} ▶", "第 {n} 章 ▶"),
     "chx.preset_note": ("This chapter replaces the sidebar's scenario with its own preset: {preset}.",
                         "本章不使用侧边栏的场景，而是用自己的预设：{preset}。"),
     "chx.preset.lecture": ("6 requests (5 chats, one 6,806-token document), Llama-3-8B on one H100, budget 512",

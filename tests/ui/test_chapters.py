@@ -38,7 +38,8 @@ def _links(at) -> dict[str, str]:
     out = {}
     for link in at.get("page_link"):
         for side in ("prev", "next"):
-            if link.proto.label.startswith("◀") and side == "prev" or link.proto.label.endswith("▶") and side == "next":
+            label = link.proto.label
+            if label.startswith("◀") and side == "prev" or label.endswith("▶") and side == "next":
                 out[side] = link.proto.page
     return out
 
