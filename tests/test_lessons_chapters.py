@@ -155,3 +155,28 @@ def test_the_lecture_answers_are_the_ones_the_chapters_teach():
     answers = {n: predictions.prediction(n).correct_option for n in range(1, 9)}
     assert answers == {1: "none", 2: "no", 3: "prompt_over_budget", 4: "all_but_shared_blocks",
                        5: "after_r0_finishes", 6: "512", 7: "only_with_mixed_chunk", 8: "higher"}
+
+
+def test_every_misconception_is_refuted_by_its_own_figures():
+    from chunkviz.lessons import misconceptions
+
+    claims = {c.claim_id: dict(c.figures) for c in misconceptions.check_claims()}
+    assert not any(c.holds for c in misconceptions.check_claims())
+    assert claims["lowers_ttft"]["chunked_ms"] > claims["lowers_ttft"]["mono_ms"]
+    assert claims["adds_flops"]["chunked_flops"] == claims["adds_flops"]["one_pass_flops"]
+    assert claims["adds_flops"]["kv_ratio"] > 1 and claims["adds_flops"]["max_diff"] < 1e-9
+    assert claims["budget_per_request"]["chunk"] + claims["budget_per_request"]["decodes"] == 512
+    assert claims["always_removes_stalls"]["stall_steps"] > 0
+    assert claims["bigger_budget_better"]["big_ms"] > claims["bigger_budget_better"]["small_ms"]
+    assert claims["static_is_enough"]["static_tps"] < claims["static_is_enough"]["continuous_tps"]
+
+
+def test_chapter_4_shares_the_system_prompt_blocks_and_copies_on_write():
+    from chunkviz.lessons import sharing
+
+    facts = sharing.sharing_figures()
+    assert facts.num_shared_blocks == 1000 // 16  # the system prompt's full blocks; its last 8 tokens are not
+    assert facts.max_ref_count >= 4 and facts.num_copy_on_write > 0
+    trace = run_scenario(chapters.scenario_for(chapters.chapter(4), chapters.DECODE_FIRST))
+    peak = chapters.find_bookmark(trace, "peak_sharing")
+    assert (peak.num_tokens, peak.num_frozen) == (facts.num_shared_blocks, facts.max_ref_count)

@@ -26,7 +26,8 @@ ROLES = {lessons.STATIC: "static", lessons.PREFILL_FIRST: "prefill_first", lesso
 
 
 def page_file(ch: Chapter) -> str:
-    """pages/ch1_kitchen.py for slug ch1-kitchen (the url path keeps the hyphens, so the two differ, as app.py needs)."""
+    """pages/ch1_kitchen.py for slug ch1-kitchen (the url path keeps the hyphens, so the two differ: app.py needs
+    that)."""
     return f"pages/{ch.slug.replace('-', '_')}.py"
 
 
@@ -54,7 +55,8 @@ _COMPACT_CSS = """<style>
 [data-testid="stMainBlockContainer"] h1 {font-size: 1.85rem; padding: 0 0 0.2rem 0}
 [class*="st-key-ch_prev"] a, [class*="st-key-ch_next"] a {border: 1px solid rgba(128,128,128,0.45);
   border-radius: 0.5rem; justify-content: center}
-[class*="st-key-ch_next"] a {background: #E15759; border-color: #E15759}
+[class*="st-key-ch_next"] a, [class*="st-key-ch_next"] a:hover {background: #E15759 !important; border-color: #E15759}
+[class*="st-key-ch_next"] a:hover {filter: brightness(0.9)}
 [class*="st-key-ch_next"] a p {color: white !important}
 </style>"""
 

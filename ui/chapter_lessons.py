@@ -118,7 +118,8 @@ def knobs_lesson() -> None:
 def misconceptions_lesson() -> None:
     for c in claims():
         verdict = t("chx.myth.verdict_true" if c.holds else "chx.myth.verdict_false")
-        st.markdown(f"**{t(f'chx.myth.{c.claim_id}')}** {verdict} — {t(f'chx.myth.{c.claim_id}.why', **dict(c.figures))}")
+        why = t(f"chx.myth.{c.claim_id}.why", **dict(c.figures))
+        st.markdown(f"**{t(f'chx.myth.{c.claim_id}')}** {verdict} — {why}")
     st.subheader(t("chx.interview.title"))
     for i in range(1, 7):
         with st.expander(t(f"chx.iq.{i}")):

@@ -45,12 +45,12 @@ def test_walk_every_chapter_in_lecture_mode_in_both_languages(projector, server_
     for ch in CHAPTERS:
         _check_chapter(projector, ch.number, "en")
         if ch.number < len(CHAPTERS):
-            projector.locator(".st-key-ch_next_top a").click()
+            projector.locator(".st-key-ch_next_top a").first.click()
     projector.get_by_test_id("stSidebar").get_by_text("中文").click()
     for ch in reversed(CHAPTERS):
         _check_chapter(projector, ch.number, "zh")
         if ch.number > 1:
-            projector.locator(".st-key-ch_prev_top a").click()
+            projector.locator(".st-key-ch_prev_top a").first.click()
     assert "讲座" in projector.get_by_test_id("stSidebar").text_content()
 
 
