@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from chunkviz.lessons.chapters import CHAPTERS
+from ui.chapter_common import nav_label, page_file
 from ui.deep_link import fix_first_deep_link, folder_navigation_ran
 from ui.i18n import t
 from ui.plain import md_escape
@@ -23,11 +25,16 @@ PAGES = [
     st.Page("pages/traces_page.py", title=t("nav.traces"), url_path="traces"),
     st.Page("pages/measure_page.py", title=t("nav.measure"), url_path="measure"),
 ]
+# The lecture first, in the article's order (labels begin with the chapter number); the pages above follow.
+LECTURE = [st.Page(page_file(c), title=nav_label(c), url_path=c.slug) for c in CHAPTERS]
 first_run_via_folder = folder_navigation_ran()  # must be read before st.navigation (ui/deep_link.py)
-page = st.navigation(PAGES)
+page = st.navigation({t("chx.nav_lecture"): LECTURE, t("chx.nav_reference"): PAGES})
 fix_first_deep_link(first_run_via_folder, page)
 notices = st.container()
-st.session_state["_scenario"] = sidebar_scenario()
+if page.url_path in {c.slug for c in CHAPTERS}:
+    st.sidebar.info(t("chx.sidebar_note"))  # chapters run their own presets: the scenario widgets would do nothing
+else:
+    st.session_state["_scenario"] = sidebar_scenario()
 page.run()
 for error in take_errors():
     notices.warning(t("url.ignored", error=md_escape(error)))

@@ -1,0 +1,220 @@
+"""The lecture: eight chapters in the seed article's order, each with a small preset scenario and its bookmarks.
+
+Invariant: chapter numbers are 1..N in order, slugs are unique, and every chapter's preset is a valid Scenario small
+enough (≤ 24 requests) to simulate in well under a second; bookmarks are found in a trace, never hard-coded steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
+from chunkviz.config import POLICY_NAMES, CacheConfig
+from chunkviz.simulator.trace import StepRecord, Trace
+
+# Policy names live here and nowhere else in the lessons and chapter pages, so a rename in config.POLICY_NAMES is
+# one edit (the `policies` branch renames monolithic → prefill-first vLLM V0 and adds vllm-nochunk, sarathi, trtllm).
+STATIC = "static"  # wait for the whole batch to drain before admitting anyone (pre-Orca)
+PREFILL_FIRST = "monolithic"  # continuous (iteration-level, Orca) batching; a step with a prompt runs no decodes
+DECODE_FIRST = "chunked"  # vLLM v1 / Sarathi-Serve stall-free batching: decodes first, chunks fill the rest
+SGLANG_DEFAULT = "sglang"  # prefill has priority, chunks run back to back unless --enable-mixed-chunk
+# TODO(trtllm): use the `trtllm` policy once it exists. TRT-LLM schedules generation requests first and then
+# context chunks (docs features/paged-attention-ifb-scheduler.md), which is the decode-first rule.
+TRTLLM_LIKE = DECODE_FIRST
+LESSON_POLICIES = (STATIC, PREFILL_FIRST, DECODE_FIRST, SGLANG_DEFAULT, TRTLLM_LIKE)
+assert all(p in POLICY_NAMES for p in LESSON_POLICIES), "a lesson names a policy the simulator does not have"
+
+LECTURE_BUDGET_TOKENS = 512  # Sarathi-Serve's token budget and vLLM V0's first chunked default (costmodel.md §2.3)
+# Six requests of the long-among-chats preset (seed 0): five chats and, fifth to arrive, one 6,806-token document.
+LECTURE_WORKLOAD = replace(DEFAULT_SCENARIO.workload, num_requests=6, qps=16.0, seed=0)
+LECTURE = replace(DEFAULT_SCENARIO, workload_preset="long-among-chats", workload=LECTURE_WORKLOAD)
+# Chapter 4: the same six-request size, all sharing a 1,000-token system prompt, prefix caching on. 1,024 blocks
+# (16,384 tokens) hold all six, and stay under kv/setup.py's MAX_GRID_BLOCKS so snapshots list every block.
+SHARED_PREFIX = replace(LECTURE, workload_preset="shared-system-prompt",
+                        workload=replace(LECTURE_WORKLOAD, prompt_tokens=300, shared_prefix_tokens=1000),
+                        cache=CacheConfig(enable_prefix_caching=True, num_gpu_blocks=1024))
+# Chapter 6: four times the lecture's requests so each class has enough members for a percentile (3 documents).
+CLASSES = replace(LECTURE, workload=replace(LECTURE_WORKLOAD, num_requests=24))
+PRESETS: dict[str, Scenario] = {"lecture": LECTURE, "shared-prefix": SHARED_PREFIX, "classes": CLASSES}
+
+
+@dataclass(frozen=True, slots=True)
+class Chapter:
+    number: int
+    slug: str  # the page's url path
+    title_en: str
+    title_zh: str
+    see_en: str  # one line: what you will see
+    see_zh: str
+    preset: str  # key of PRESETS
+    policies: tuple[str, ...]  # the engines the chapter compares, left to right
+    bookmarks: tuple[str, ...]  # bookmark kinds, the key one first: the chapter opens at its start
+    reveal: str = ""  # bookmark kind whose end an answered prediction moves to ("" = the key one)
+
+    @property
+    def reveal_kind(self) -> str:
+        return self.reveal or self.bookmarks[0]
+
+
+CHAPTERS: tuple[Chapter, ...] = (
+    Chapter(1, "ch1-kitchen", "The kitchen", "后厨",
+            "Six orders reach one kitchen; a banquet order stops every other table's dishes.",
+            "六桌客人同时点单；一桌宴席大单让其他桌都上不了菜。",
+            "lecture", (PREFILL_FIRST,), ("long_prefill", "long_first_token")),
+    Chapter(2, "ch2-long-prefill", "Why a long prefill hurts", "长 Prefill 为什么伤人",
+            "One 6,806-token prompt freezes four chats; chunking keeps them typing.",
+            "一个 6,806 token 的提示词让四个对话同时卡住；分块后它们照常输出。",
+            "lecture", (PREFILL_FIRST, DECODE_FIRST), ("long_prefill", "longest_gap")),
+    Chapter(3, "ch3-chunking", "Chunking and prefix-incremental attention", "分块与前缀增量注意力",
+            "The document's prompt in 512-token chunks, each attending to the cache the earlier chunks left.",
+            "文档提示词被切成 512 token 的块，每块都对前面块留下的缓存做注意力。",
+            "lecture", (DECODE_FIRST,), ("long_prefill", "long_last_chunk", "long_first_token")),
+    Chapter(4, "ch4-paged-kv", "Paged KV cache: sharing, ref counts, copy-on-write",
+            "分页 KV 缓存：共享、引用计数、写时复制",
+            "Six requests with one system prompt share its blocks; ref counts rise instead of memory.",
+            "六个请求共用一段系统提示词，共享它的块：涨的是引用计数，不是显存。",
+            "shared-prefix", (DECODE_FIRST,), ("prefix_hit", "peak_sharing")),
+    Chapter(5, "ch5-continuous-batching", "Continuous batching and decode-first", "连续批处理与解码优先",
+            "Static, continuous and decode-first batching on one workload: TTFT, TBT, throughput, GPU work per step.",
+            "同一负载下的静态、连续与解码优先批处理：TTFT、TBT、吞吐与每步 GPU 工作量。",
+            "lecture", (STATIC, PREFILL_FIRST, DECODE_FIRST), ("longest_wait", "long_prefill")),
+    Chapter(6, "ch6-chunk-size", "Choosing the chunk size: per-class SLOs", "选择块长：分类 SLO",
+            "A budget sweep: small budgets delay the documents, large ones stutter the chats; one budget meets both.",
+            "预算扫描：预算太小文档迟迟不出首字，太大对话卡顿；只有一个预算两头都满足。",
+            "classes", (DECODE_FIRST,), ("long_prefill", "longest_gap")),
+    Chapter(7, "ch7-knobs", "The engines' knobs", "各引擎的调参旋钮",
+            "vLLM, SGLang and TensorRT-LLM settings, their defaults and sources, and what each does in a run.",
+            "vLLM、SGLang、TensorRT-LLM 的参数、默认值及出处，以及每个参数在一次运行里的效果。",
+            "lecture", (SGLANG_DEFAULT, DECODE_FIRST), ("long_prefill", "long_last_chunk"), "long_last_chunk"),
+    Chapter(8, "ch8-misconceptions", "Misconceptions and interview questions", "常见误区与面试题",
+            "Six claims about chunked prefill, each checked by a run of the simulator.",
+            "关于 Chunked Prefill 的六个说法，每个都用模拟器跑一遍来核对。",
+            "lecture", (PREFILL_FIRST, DECODE_FIRST), ("long_prefill", "long_first_token")),
+)
+
+
+def chapter(number: int) -> Chapter:
+    """The chapter with this number (1-based); ValueError names the valid range."""
+    if not 1 <= number <= len(CHAPTERS):
+        raise ValueError(f"chapter must be between 1 and {len(CHAPTERS)}, got {number}")
+    return CHAPTERS[number - 1]
+
+
+def neighbours(number: int) -> tuple[Chapter | None, Chapter | None]:
+    """(previous, next) chapter, None at either end."""
+    chapter(number)
+    return (CHAPTERS[number - 2] if number > 1 else None, CHAPTERS[number] if number < len(CHAPTERS) else None)
+
+
+def scenario_for(ch: Chapter, policy: str, budget_tokens: int = LECTURE_BUDGET_TOKENS) -> Scenario:
+    """The chapter's preset run by `policy`; chunking policies get the budget, the others vLLM's no-chunk rule."""
+    chunking = policy in (DECODE_FIRST, SGLANG_DEFAULT)
+    return PRESETS[ch.preset].with_policy(policy, budget_tokens if chunking else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Bookmark:
+    """A moment that teaches. `end_s` is when the event is over, so the cursor there shows all of it."""
+
+    kind: str
+    step_index: int
+    start_s: float
+    end_s: float
+    request_id: int | None
+    prompt_tokens: int  # of request_id (0 when none)
+    duration_ms: float  # of the step (for longest_wait: the time the request queued)
+    num_frozen: int  # decode-ready requests that got no token in the step
+    num_tokens: int  # tokens the event is about: the chunk, the cache hit
+
+
+def long_request_id(trace: Trace) -> int:
+    """The request with the longest prompt (ties: the first)."""
+    return max(trace.requests, key=lambda r: (r.prompt_tokens, -r.request_id)).request_id
+
+
+def _at(trace: Trace, kind: str, index: int, request_id: int | None, num_tokens: int) -> Bookmark:
+    step: StepRecord = trace.steps[index]
+    prompt = next((r.prompt_tokens for r in trace.requests if r.request_id == request_id), 0)
+    return Bookmark(kind, index, step.start_s, step.start_s + step.duration_s, request_id, prompt,
+                    step.duration_s * 1e3, step.num_stalled_decodes, num_tokens)
+
+
+def _prefill_steps(trace: Trace, request_id: int) -> list[tuple[int, int]]:
+    return [(i, c.num_tokens) for i, s in enumerate(trace.steps) for c in s.chunks
+            if c.request_id == request_id and c.phase == "prefill"]
+
+
+def _long_first_token(trace: Trace) -> Bookmark | None:
+    rid = long_request_id(trace)
+    for i, s in enumerate(trace.steps):
+        if any(e.kind == "FirstToken" and e.request_id == rid for e in s.events):
+            return _at(trace, "long_first_token", i, rid, 1)
+    return None
+
+
+def _longest_gap(trace: Trace) -> Bookmark | None:
+    """The longest step that kept a decode-ready request waiting for its next token (decoded or frozen)."""
+    candidates = [i for i, s in enumerate(trace.steps)
+                  if s.num_stalled_decodes or any(c.phase == "decode" for c in s.chunks)]
+    if not candidates:
+        return None
+    index = max(candidates, key=lambda i: (trace.steps[i].duration_s, -i))
+    return _at(trace, "longest_gap", index, None, 0)
+
+
+def _prefix_hit(trace: Trace) -> Bookmark | None:
+    for i, s in enumerate(trace.steps):
+        for e in s.events:
+            if e.kind == "Admitted" and e.prefix_hit_tokens > 0:
+                return _at(trace, "prefix_hit", i, e.request_id, e.prefix_hit_tokens)
+    return None
+
+
+def _longest_wait(trace: Trace) -> Bookmark | None:
+    """The admission of the request that queued longest before its first step."""
+    waited = [r for r in trace.requests if r.first_scheduled_s is not None]
+    if not waited:
+        return None
+    r = max(waited, key=lambda r: (r.first_scheduled_s - r.arrival_s, -r.request_id))
+    index = next(i for i, s in enumerate(trace.steps) if s.start_s >= r.first_scheduled_s)
+    mark = _at(trace, "longest_wait", index, r.request_id, 0)
+    return replace(mark, duration_ms=(r.first_scheduled_s - r.arrival_s) * 1e3)
+
+
+def _peak_sharing(trace: Trace) -> Bookmark | None:
+    """The first step after which the most block tables share one block (`num_tokens` = blocks shared, `num_frozen`
+    unused); needs a detailed paged trace whose snapshots list blocks."""
+    best: tuple[int, int, int] | None = None
+    for i, s in enumerate(trace.steps):
+        refs = [b.ref_count for b in s.snapshot.blocks] if s.snapshot is not None else []
+        if refs and max(refs) > 1 and (best is None or (max(refs), sum(r > 1 for r in refs)) > best[:2]):
+            best = (max(refs), sum(r > 1 for r in refs), i)
+    if best is None:
+        return None
+    return replace(_at(trace, "peak_sharing", best[2], None, best[1]), num_frozen=best[0])
+
+
+def find_bookmark(trace: Trace, kind: str) -> Bookmark | None:
+    """The first moment of `kind` in a detailed trace, or None when the run has none."""
+    if kind in ("long_prefill", "long_last_chunk"):
+        rid = long_request_id(trace)
+        steps = _prefill_steps(trace, rid)
+        if not steps:
+            return None
+        index, tokens = steps[0] if kind == "long_prefill" else steps[-1]
+        return _at(trace, kind, index, rid, tokens)
+    finders = {"long_first_token": _long_first_token, "longest_gap": _longest_gap, "prefix_hit": _prefix_hit,
+               "longest_wait": _longest_wait, "peak_sharing": _peak_sharing}
+    if kind not in finders:
+        raise ValueError(f"unknown bookmark kind {kind!r}")
+    return finders[kind](trace)
+
+
+def bookmarks(trace: Trace, kinds: tuple[str, ...]) -> tuple[Bookmark, ...]:
+    """The chapter's bookmarks present in this trace, in the chapter's order."""
+    return tuple(b for b in (find_bookmark(trace, k) for k in kinds) if b is not None)
+
+
+def num_prefill_chunks(trace: Trace, request_id: int) -> int:
+    """Steps in which the request's prompt was computed (1 without chunking)."""
+    return len(_prefill_steps(trace, request_id))

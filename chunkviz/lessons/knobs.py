@@ -1,0 +1,142 @@
+"""The engines' knobs: each setting of vLLM, SGLang and TensorRT-LLM, its default, where that default is written,
+and the simulator setting it maps to (or that it is not modelled); plus runs that show a knob's effect.
+
+Invariant: every knob either names a SimConfig field path that exists (and two values to try on it) or says it is
+not modelled, with no values; every default cites a file or doc. Defaults were checked against the sources in
+/work/shared/guides/costmodel.md §0 and §2 (vLLM v1, SGLang server_args.py, TensorRT-LLM docs and TorchLlmArgs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from chunkviz.analysis.metrics import summarize
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario, run_scenario
+from chunkviz.lessons.chapters import (DECODE_FIRST, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, PRESETS,
+                                       SGLANG_DEFAULT, TRTLLM_LIKE)
+
+ENGINES = ("vllm", "sglang", "trtllm")
+# Llama-3-8B on one H100 (80 GB): 0.212 leaves 428 KV blocks of 16 tokens (6,848 tokens) beside the weights, just
+# enough for the document, so chats must be preempted (or held back) while it runs; found by running the lecture.
+TIGHT_MEMORY_UTILIZATION = 0.212
+_KNOB_PRESETS = {**PRESETS, "tight-memory": replace(
+    PRESETS["lecture"], cache=replace(PRESETS["lecture"].cache, gpu_memory_utilization=TIGHT_MEMORY_UTILIZATION))}
+NOT_MODELLED = ""
+_VLLM_ARGS = "vllm/engine/arg_utils.py EngineArgs.get_batch_defaults"
+_VLLM_SCHED = "vllm/config/scheduler.py SchedulerConfig"
+_SGL_ARGS = "sglang python/sglang/srt/server_args.py ServerArgs"
+_TRT_ARGS = "TensorRT-LLM docs llm-api/reference/TorchLlmArgs.html"
+_TRT_SCHED = "TensorRT-LLM docs features/paged-attention-ifb-scheduler.md"
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    engine: str  # one of ENGINES
+    name: str  # as the engine spells it
+    default: str  # as the engine ships it
+    source: str  # file + class/function, or doc page, where the default is written
+    setting: str  # SimConfig/Scenario field path it maps to ("scheduler.max_num_batched_tokens"), or NOT_MODELLED
+    try_values: tuple[object, ...] = ()  # two values whose runs show the effect (first = closest to the default)
+    preset: str = "lecture"  # chapters.PRESETS key of the run that shows the effect
+
+
+KNOBS: tuple[Knob, ...] = (
+    Knob("vllm", "enable_chunked_prefill", "True (V1: always on)", "vllm docs/configuration/optimization.md",
+         "scheduler.policy", (DECODE_FIRST, PREFILL_FIRST)),
+    Knob("vllm", "max_num_batched_tokens", "8192 API server on ≥70 GiB non-A100 GPUs, else 2048", _VLLM_ARGS,
+         "scheduler.max_num_batched_tokens", (8192, LECTURE_BUDGET_TOKENS)),
+    Knob("vllm", "max_num_seqs", "1024 on ≥70 GiB non-A100 GPUs, else 256", _VLLM_ARGS,
+         "scheduler.max_num_seqs", (256, 2)),
+    Knob("vllm", "long_prefill_token_threshold", "0 (off)", _VLLM_SCHED,
+         "scheduler.long_prefill_token_threshold", (0, 128)),
+    Knob("vllm", "max_num_partial_prefills", "1 (V1 rejects other values)", _VLLM_SCHED, NOT_MODELLED),
+    Knob("vllm", "enable_prefix_caching", "True (V1)", "vllm docs/design/prefix_caching.md; vllm/config/cache.py",
+         "cache.enable_prefix_caching", (True, False), "shared-prefix"),
+    Knob("vllm", "gpu_memory_utilization", "0.9", "vllm/config/cache.py CacheConfig",
+         "cache.gpu_memory_utilization", (0.9, TIGHT_MEMORY_UTILIZATION)),
+    Knob("sglang", "chunked_prefill_size", "8192 on 80–160 GB GPUs (2048 below 35 GB)",
+         f"{_SGL_ARGS}._handle_gpu_memory_settings", "scheduler.max_num_batched_tokens", (8192, LECTURE_BUDGET_TOKENS)),
+    Knob("sglang", "max_prefill_tokens", "16384", _SGL_ARGS, NOT_MODELLED),
+    Knob("sglang", "schedule_conservativeness", "1.0", _SGL_ARGS, NOT_MODELLED),
+    Knob("sglang", "enable_mixed_chunk", "False", _SGL_ARGS, "scheduler.sglang_enable_mixed_chunk", (False, True)),
+    Knob("sglang", "disable_radix_cache", "False (radix cache on)", _SGL_ARGS, "cache.enable_prefix_caching",
+         (True, False), "shared-prefix"),
+    Knob("trtllm", "max_num_tokens", "8192", _TRT_ARGS, "scheduler.max_num_batched_tokens",
+         (8192, LECTURE_BUDGET_TOKENS)),
+    Knob("trtllm", "max_batch_size", "2048", _TRT_ARGS, "scheduler.max_num_seqs", (2048, 2)),
+    Knob("trtllm", "enable_chunked_prefill (chunked context)", "False in the LLM API", _TRT_ARGS, "scheduler.policy",
+         (PREFILL_FIRST, TRTLLM_LIKE)),
+    # GUARANTEED_NO_EVICT reserves a request's KV up front (the simulator's "reserve" reserves the prompt's);
+    # MAX_UTILIZATION packs more and may pause requests (our "incremental" allocation preempts instead).
+    Knob("trtllm", "capacity_scheduler_policy", "GUARANTEED_NO_EVICT", _TRT_SCHED, "cache.allocation",
+         ("reserve", "incremental"), "tight-memory"),
+)
+ENGINE_POLICY = {"vllm": DECODE_FIRST, "sglang": SGLANG_DEFAULT, "trtllm": TRTLLM_LIKE}
+
+
+def knobs_of(engine: str) -> tuple[Knob, ...]:
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    return tuple(k for k in KNOBS if k.engine == engine)
+
+
+def apply_setting(scenario: Scenario, setting: str, value: object) -> Scenario:
+    """The scenario with one field set, e.g. ("cache.enable_prefix_caching", True); ValueError for unknown paths."""
+    part, _, name = setting.partition(".")
+    if part not in ("scheduler", "cache") or not hasattr(getattr(scenario, part), name):
+        raise ValueError(f"unknown simulator setting {setting!r}")
+    return replace(scenario, **{part: replace(getattr(scenario, part), **{name: value})})
+
+
+def knob_scenario(knob: Knob, value: object) -> Scenario:
+    """The knob's preset run by its engine's policy at the lecture budget, with the knob set to `value`."""
+    if knob.setting == NOT_MODELLED:
+        raise ValueError(f"{knob.engine} {knob.name} is not modelled, so it has no run")
+    policy = value if knob.setting == "scheduler.policy" else ENGINE_POLICY[knob.engine]
+    # Turning chunking off brings back vLLM's no-chunk budget (the model's max length): a 512-token budget would
+    # reject the document instead of running it in one step.
+    budget = LECTURE_BUDGET_TOKENS if policy in (DECODE_FIRST, SGLANG_DEFAULT) else None
+    base = _KNOB_PRESETS[knob.preset].with_policy(str(policy), budget)
+    return base if knob.setting == "scheduler.policy" else apply_setting(base, knob.setting, value)
+
+
+@dataclass(frozen=True, slots=True)
+class RunFigures:
+    label: str
+    ttft_p50_ms: float
+    tbt_p99_ms: float
+    tbt_max_ms: float
+    throughput_tokens_per_s: float  # prompt and output tokens per second of makespan
+    num_steps: int
+    num_preemptions: int
+    prefix_hit_rate: float
+
+
+def figures(label: str, scenario: Scenario) -> RunFigures:
+    m = summarize(run_scenario(scenario))
+    def ms(v: float | None) -> float:
+        return float("nan") if v is None else v * 1e3
+    return RunFigures(label, ms(m.ttft_s.p50), ms(m.tbt_s.p99), ms(m.tbt_s.max), m.throughput_tokens_per_s,
+                      m.num_steps, m.num_preemptions, m.prefix_hit_rate)
+
+
+def knob_effect(knob: Knob) -> tuple[RunFigures, ...]:
+    """One run per try value, in order."""
+    return tuple(figures(str(v), knob_scenario(knob, v)) for v in knob.try_values)
+
+
+# "When to turn chunking off" (the article's §6): prompts far below the budget, and an offline batch that only
+# wants throughput. 32 chats of ~64 tokens at 32 req/s; 64 jobs of ~1,500 tokens arriving together.
+SHORT_PROMPTS = replace(DEFAULT_SCENARIO, workload_preset="synthetic", workload=replace(
+    DEFAULT_SCENARIO.workload, num_requests=32, qps=32.0, prompt_tokens=64, output_tokens=64))
+OFFLINE_BATCH = replace(DEFAULT_SCENARIO, workload_preset="synthetic", workload=replace(
+    DEFAULT_SCENARIO.workload, num_requests=64, qps=200.0, prompt_tokens=1500, output_tokens=64))
+CHUNKING_OFF_CASES = {"short_prompts": SHORT_PROMPTS, "offline_batch": OFFLINE_BATCH}
+
+
+def chunking_off_case(case: str) -> tuple[RunFigures, ...]:
+    """The case's workload with chunking at 512 and 2048 tokens, and without chunking (vLLM's no-chunk budget)."""
+    scenario = CHUNKING_OFF_CASES[case]
+    return (figures(f"{DECODE_FIRST}@512", scenario.with_policy(DECODE_FIRST, 512)),
+            figures(f"{DECODE_FIRST}@2048", scenario.with_policy(DECODE_FIRST, 2048)),
+            figures(PREFILL_FIRST, scenario.with_policy(PREFILL_FIRST, None)))

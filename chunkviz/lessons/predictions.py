@@ -1,0 +1,158 @@
+"""Predict, then reveal: one question per chapter, answered by the learner, then checked against a simulator run.
+
+Invariant: `correct_option` is derived from the run's own figures by the rule written beside each question, so a
+change in the model, cost or policy changes the verdict with the numbers (tests re-derive it from the figures).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from chunkviz.analysis.metrics import summarize
+from chunkviz.analysis.scenario import run_scenario
+from chunkviz.lessons.budgets import BUDGETS_TOKENS, budget_meeting_both, sweep_budgets
+from chunkviz.lessons.chapters import (CHAPTERS, DECODE_FIRST, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, SGLANG_DEFAULT,
+                                       STATIC, chapter, find_bookmark, long_request_id, num_prefill_chunks,
+                                       scenario_for)
+from chunkviz.simulator.trace import Trace
+
+OPTIONS: dict[int, tuple[str, ...]] = {
+    1: ("none", "one_each", "several_each"),
+    2: ("yes", "no"),
+    3: ("one_step", "prompt_over_budget", "more_than_double"),
+    4: ("all", "all_but_shared_blocks", "none"),
+    5: ("right_away", "after_r0_finishes", "after_all"),
+    6: tuple(str(b) for b in BUDGETS_TOKENS),
+    7: ("yes", "no", "only_with_mixed_chunk"),
+    8: ("lower", "same", "higher"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    chapter: int
+    option_ids: tuple[str, ...]
+    correct_option: str
+    figures: tuple[tuple[str, float], ...]  # (figure id, value); the UI names and formats them
+
+    def value(self, figure_id: str) -> float:
+        return dict(self.figures)[figure_id]
+
+
+def _trace(number: int, policy: str) -> Trace:
+    return run_scenario(scenario_for(chapter(number), policy))
+
+
+def _make(number: int, verdict: str, figures: dict[str, float]) -> Prediction:
+    assert verdict in OPTIONS[number], f"chapter {number}: verdict {verdict!r} is not an option"
+    return Prediction(number, OPTIONS[number], verdict, tuple(figures.items()))
+
+
+def _tokens_of(trace: Trace, step_index: int, request_id: int, phase: str) -> int:
+    return sum(c.num_tokens for c in trace.steps[step_index].chunks if c.request_id == request_id and c.phase == phase)
+
+
+def _kitchen() -> Prediction:
+    # Rule: decode tokens in the banquet step, per decode-ready request: 0 → none, ≤ 1 → one_each, else several.
+    trace = _trace(1, PREFILL_FIRST)
+    mark = find_bookmark(trace, "long_prefill")
+    decodes = sum(c.num_tokens for c in trace.steps[mark.step_index].chunks if c.phase == "decode")
+    ready = decodes + mark.num_frozen
+    verdict = "none" if decodes == 0 else ("one_each" if decodes <= ready else "several_each")
+    return _make(1, verdict, {"decode_tokens": decodes, "frozen": mark.num_frozen, "step_ms": mark.duration_ms,
+                              "prompt_tokens": mark.prompt_tokens})
+
+
+def _r0_token() -> Prediction:
+    # Rule: yes when R0 has a decode token in the step where the document's prompt runs (prefill-first engine).
+    mono, chunked = _trace(2, PREFILL_FIRST), _trace(2, DECODE_FIRST)
+    mark = find_bookmark(mono, "long_prefill")
+    mark_c = find_bookmark(chunked, "long_prefill")
+    got = _tokens_of(mono, mark.step_index, 0, "decode")
+    return _make(2, "yes" if got else "no", {
+        "r0_tokens": got, "step_ms": mark.duration_ms, "frozen": mark.num_frozen,
+        "r0_tokens_chunked": _tokens_of(chunked, mark_c.step_index, 0, "decode"),
+        "step_ms_chunked": mark_c.duration_ms})
+
+
+def _num_chunks() -> Prediction:
+    # Rule: 1 step → one_step; at most 1.5 × ceil(prompt / budget) → prompt_over_budget; else more_than_double.
+    trace = _trace(3, DECODE_FIRST)
+    rid = long_request_id(trace)
+    prompt = next(r.prompt_tokens for r in trace.requests if r.request_id == rid)
+    n, ideal = num_prefill_chunks(trace, rid), math.ceil(prompt / LECTURE_BUDGET_TOKENS)
+    verdict = "one_step" if n == 1 else ("prompt_over_budget" if n <= 1.5 * ideal else "more_than_double")
+    return _make(3, verdict, {"chunks": n, "ideal_chunks": ideal, "prompt_tokens": prompt,
+                              "budget_tokens": LECTURE_BUDGET_TOKENS})
+
+
+def _shared_prefix() -> Prediction:
+    # Rule: a hit of 0 → all; a hit covering the whole prompt but the last token → none; else all_but_shared_blocks.
+    trace = _trace(4, DECODE_FIRST)
+    mark = find_bookmark(trace, "prefix_hit")
+    hit = mark.num_tokens if mark else 0
+    prompt = mark.prompt_tokens if mark else 0
+    verdict = "all" if hit == 0 else ("none" if hit >= prompt - 1 else "all_but_shared_blocks")
+    return _make(4, verdict, {"request_id": mark.request_id if mark else 0, "hit_tokens": hit,
+                              "prompt_tokens": prompt, "computed_tokens": prompt - hit})
+
+
+def _static_wait() -> Prediction:
+    # Rule on R1 under static batching: TTFT < 100 ms → right_away; first scheduled at or after R0's finish
+    # (and before the last request's) → after_r0_finishes; otherwise after_all.
+    static = _trace(5, STATIC)
+    cont = _trace(5, PREFILL_FIRST)
+    r0, r1 = static.requests[0], static.requests[1]
+    ttft = r1.first_token_s - r1.arrival_s
+    last_finish = max(r.finish_s for r in static.requests if r.request_id != 1)
+    verdict = ("right_away" if ttft < 0.1 else
+               "after_r0_finishes" if r0.finish_s <= r1.first_scheduled_s < last_finish else "after_all")
+    r1_cont = cont.requests[1]
+    return _make(5, verdict, {"r1_ttft_ms": ttft * 1e3, "r0_finish_ms": r0.finish_s * 1e3,
+                              "r1_ttft_continuous_ms": (r1_cont.first_token_s - r1_cont.arrival_s) * 1e3})
+
+
+def _budget_both() -> Prediction:
+    points = sweep_budgets()
+    best = budget_meeting_both(points)
+    assert best is not None, "the lesson's SLOs must be met by one of the budgets"
+    figures = {}
+    for p in points:
+        figures.update({f"tbt_p99_ms_{p.budget_tokens}": p.chat_tbt_p99_s * 1e3,
+                        f"doc_ttft_ms_{p.budget_tokens}": p.doc_ttft_p50_s * 1e3})
+    return _make(6, str(best), figures)
+
+
+def _mixed_chunk() -> Prediction:
+    # Rule: default SGLang stalls decodes (stall steps > 0) and mixed-chunk does not → only_with_mixed_chunk.
+    default = _trace(7, SGLANG_DEFAULT)
+    s = scenario_for(chapter(7), SGLANG_DEFAULT)
+    mixed = run_scenario(replace(s, scheduler=replace(s.scheduler, sglang_enable_mixed_chunk=True)))
+    verdict = ("yes" if default.num_stall_steps == 0 else
+               "only_with_mixed_chunk" if mixed.num_stall_steps == 0 else "no")
+    return _make(7, verdict, {"stall_steps": default.num_stall_steps, "stall_steps_mixed": mixed.num_stall_steps,
+                              "tbt_max_ms": summarize(default).tbt_s.max * 1e3,
+                              "tbt_max_mixed_ms": summarize(mixed).tbt_s.max * 1e3})
+
+
+def _chunking_ttft() -> Prediction:
+    # Rule: chunked TTFT p50 within ±2% of prefill-first → same; below → lower; above → higher.
+    mono, chunked = summarize(_trace(8, PREFILL_FIRST)), summarize(_trace(8, DECODE_FIRST))
+    a, b = mono.ttft_s.p50, chunked.ttft_s.p50
+    verdict = "same" if abs(b - a) <= 0.02 * a else ("lower" if b < a else "higher")
+    return _make(8, verdict, {"ttft_p50_ms_mono": a * 1e3, "ttft_p50_ms_chunked": b * 1e3,
+                              "tbt_max_ms_mono": mono.tbt_s.max * 1e3, "tbt_max_ms_chunked": chunked.tbt_s.max * 1e3})
+
+
+_BUILDERS = {1: _kitchen, 2: _r0_token, 3: _num_chunks, 4: _shared_prefix, 5: _static_wait, 6: _budget_both,
+             7: _mixed_chunk, 8: _chunking_ttft}
+assert set(_BUILDERS) == {c.number for c in CHAPTERS}
+
+
+@lru_cache(maxsize=None)
+def prediction(number: int) -> Prediction:
+    """The chapter's question with the simulator's answer (cached: the runs are deterministic)."""
+    chapter(number)
+    return _BUILDERS[number]()

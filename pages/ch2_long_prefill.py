@@ -1,0 +1,12 @@
+"""Chapter 2 · Why a long prefill hurts: one long prompt freezes the chats; chunking keeps them typing."""
+
+from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
+from ui.chapter_lanes import draw_lanes
+from ui.i18n import t
+
+ch = header(2)
+traces = chapter_traces(ch)
+cur = cursor(ch, traces)
+draw_lanes(ch, traces, cur)
+lesson(t("chx.body.2"))
+footer(ch)

@@ -1,0 +1,17 @@
+"""Chapter 4 · Paged KV cache: a shared system prompt's blocks, their ref counts, and copy-on-write."""
+
+import streamlit as st
+
+from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
+from ui.chapter_lanes import draw_lanes
+from ui.chapter_lessons import sharing_facts
+from ui.i18n import t
+
+ch = header(4)
+facts = sharing_facts()
+traces = chapter_traces(ch)
+cur = cursor(ch, traces)
+draw_lanes(ch, traces, cur)
+lesson(t("chx.body.4", refs=facts.max_ref_count, shared=facts.num_shared_blocks, cow=facts.num_copy_on_write))
+st.page_link("pages/kv_cache_page.py", label=t("nav.kv"))
+footer(ch)

@@ -1,0 +1,18 @@
+"""Chapter 6 · Choosing the chunk size: per-class SLOs and the budget that meets both."""
+
+import streamlit as st
+
+from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
+from ui.chapter_lanes import draw_lanes
+from ui.chapter_lessons import budget_lesson
+from ui.i18n import t
+
+ch = header(6)
+traces = chapter_traces(ch)
+cur = cursor(ch, traces)
+draw_lanes(ch, traces, cur, chats=False)
+if st.session_state.get("c6_pred") is not None:  # the sweep is the answer: drawn once the learner has predicted
+    budget_lesson()
+lesson(t("chx.body.6"))
+st.page_link("pages/tradeoffs_page.py", label=t("nav.tradeoffs"))
+footer(ch)

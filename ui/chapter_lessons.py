@@ -1,0 +1,126 @@
+"""Chapter-specific blocks drawn from the lessons core: batching table and work per step, utilisation per step,
+the budget sweep, the knobs table with effect runs, and the misconceptions. Core results are cached per process.
+
+Invariant: every number shown comes from a chunkviz.lessons function; this module only formats and draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from chunkviz.lessons import batching, budgets, knobs, misconceptions, sharing, utilisation
+from chunkviz.lessons.batching import mode_scenario
+from chunkviz.lessons.chapters import LECTURE
+from chunkviz.simulator.trace import Trace
+from ui.chapter_charts import budget_figure, utilisation_figure, work_per_step_figure
+from ui.chapter_common import ROLES, chapter_chart, engine_label
+from ui.i18n import t
+
+
+@st.cache_resource(show_spinner=False)
+def _batching() -> tuple[batching.ModeResult, ...]:
+    return batching.compare_batching()
+
+
+@st.cache_resource(show_spinner=False)
+def _sweep() -> tuple[budgets.BudgetPoint, ...]:
+    return budgets.sweep_budgets()
+
+
+@st.cache_resource(show_spinner=False)
+def _effect(knob: knobs.Knob) -> tuple[knobs.RunFigures, ...]:
+    return knobs.knob_effect(knob)
+
+
+@st.cache_resource(show_spinner=False)
+def _off(case: str) -> tuple[knobs.RunFigures, ...]:
+    return knobs.chunking_off_case(case)
+
+
+@st.cache_resource(show_spinner=False)
+def claims() -> tuple[misconceptions.Claim, ...]:
+    return misconceptions.check_claims()
+
+
+@st.cache_resource(show_spinner=False)
+def sharing_facts() -> sharing.SharingFigures:
+    return sharing.sharing_figures()
+
+
+def batching_lesson() -> None:
+    st.subheader(t("chx.batch.title"))
+    results = _batching()
+    cols = ("mode", "ttft_p50", "ttft_p99", "tbt_p99", "tbt_max", "throughput", "steps")
+    rows = [(t(f"chx.batch.mode.{r.mode}"), r.ttft_p50_s * 1e3, r.ttft_p99_s * 1e3, r.tbt_p99_s * 1e3,
+             r.tbt_max_s * 1e3, r.throughput_tokens_per_s, r.num_steps) for r in results]
+    st.dataframe({t(f"chx.batch.col.{c}"): [row[i] for row in rows] for i, c in enumerate(cols)},
+                 hide_index=True, column_config={t(f"chx.batch.col.{c}"): st.column_config.NumberColumn(format="%.1f")
+                                                 for c in cols[1:6]})
+    series = {t(f"chx.batch.mode.{r.mode}"): r.step_tokens for r in results}
+    chapter_chart("c5_work", work_per_step_figure(series, t("chx.batch.work"), t("lbl.tokens")))
+
+
+def utilisation_lesson(traces: dict[str, Trace]) -> None:
+    st.subheader(t("chx.util.title"))
+    st.markdown(t("chx.util.body"))
+    panels, lines = {}, []
+    for policy, trace in traces.items():
+        config = mode_scenario(LECTURE, policy).sim_config()
+        utils = utilisation.step_utilisation(trace, config)
+        panels[engine_label(policy)] = utils
+        kinds = utilisation.summarize_kinds(utils)
+        pct = {k: (f"{kinds[k].mean_mfu:.1%}" if k in kinds else t("chx.util.none")) for k in utilisation.STEP_KINDS}
+        lines.append(t("chx.util.summary", engine=engine_label(policy), decode=pct["decode_only"],
+                       mixed=pct["mixed"], prefill=pct["prefill_only"]))
+    labels = {k: t(f"chx.util.{k}") for k in ("compute", "memory", "other", "mfu", "step_ms")}
+    chapter_chart("c5_util", utilisation_figure(panels, labels))
+    for line in lines:
+        st.caption(line)
+
+
+def budget_lesson() -> None:
+    labels = {k: t(f"chx.budget.{k}") for k in ("chat", "doc", "axis", "slo")}
+    chapter_chart("c6_budgets", budget_figure(_sweep(), budgets.ClassSlo(), labels))
+
+
+def _figures_table(rows: tuple[knobs.RunFigures, ...], first_col: str) -> None:
+    cols = {first_col: [r.label for r in rows], t("chx.knob.col.ttft"): [r.ttft_p50_ms for r in rows],
+            t("chx.knob.col.tbt"): [r.tbt_p99_ms for r in rows], t("chx.knob.col.gap"): [r.tbt_max_ms for r in rows],
+            t("chx.knob.col.thr"): [r.throughput_tokens_per_s for r in rows],
+            t("chx.knob.col.preempt"): [r.num_preemptions for r in rows],
+            t("chx.knob.col.hits"): [r.prefix_hit_rate for r in rows]}
+    st.dataframe(cols, hide_index=True, column_config={k: st.column_config.NumberColumn(format="%.1f")
+                                                       for k in list(cols)[1:5]})
+
+
+def knobs_lesson() -> None:
+    # A markdown table wraps long defaults and sources within the page (a dataframe would cut them off).
+    head = [t(f"chx.knob.{c}") for c in ("engine", "name", "default", "source", "setting")]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for k in knobs.KNOBS:
+        setting = f"`{k.setting}`" if k.setting else f"*{t('chx.knob.not_modelled')}*"
+        lines.append(f"| {k.engine} | `{k.name}` | {k.default} | {k.source} | {setting} |")
+    st.markdown("\n".join(lines))
+    modelled = [k for k in knobs.KNOBS if k.setting != knobs.NOT_MODELLED]
+    pick = st.selectbox(t("chx.knob.pick"), range(len(modelled)), key="c7_knob",
+                        format_func=lambda i: f"{modelled[i].engine} · {modelled[i].name}")
+    rows = tuple(replace(r, label=engine_label(r.label)) if r.label in ROLES else r for r in _effect(modelled[pick]))
+    _figures_table(rows, t("chx.knob.value"))
+    st.caption(t("chx.knob.todo_trtllm"))
+    st.subheader(t("chx.off.title"))
+    for case in knobs.CHUNKING_OFF_CASES:
+        st.markdown(t(f"chx.off.{case}"))
+        _figures_table(_off(case), t("chx.off.run"))
+
+
+def misconceptions_lesson() -> None:
+    for c in claims():
+        verdict = t("chx.myth.verdict_true" if c.holds else "chx.myth.verdict_false")
+        why = t(f"chx.myth.{c.claim_id}.why", **dict(c.figures))
+        st.markdown(f"**{t(f'chx.myth.{c.claim_id}')}** {verdict} — {why}")
+    st.subheader(t("chx.interview.title"))
+    for i in range(1, 7):
+        with st.expander(t(f"chx.iq.{i}")):
+            st.markdown(t(f"chx.ia.{i}"))
