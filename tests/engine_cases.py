@@ -24,7 +24,7 @@ from chunkviz.simulator.trace import StepRecord, Trace
 try:  # the policy registry, where policy names and traits live once the `policies` branch lands
     from chunkviz.simulator.policies.registry import POLICY_NAMES, REGISTRY
 except ImportError:  # before it: the names in config, and the two policies that never chunk a prompt
-    from chunkviz.config import POLICY_NAMES
+    from chunkviz.simulator.policies.registry import POLICY_NAMES
     REGISTRY = None
 
 MAX_TEST_STEPS = 20_000  # a livelock fails fast instead of running to the engine's two-million-step bound

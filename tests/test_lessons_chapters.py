@@ -9,7 +9,7 @@ from dataclasses import fields
 import pytest
 
 from chunkviz.analysis.scenario import run_scenario
-from chunkviz.config import POLICY_NAMES
+from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.lessons import batching, budgets, chapters, knobs, predictions, utilisation
 from chunkviz.lessons.batching import mode_scenario
 

@@ -22,7 +22,7 @@ from ui.playback import playback
 from ui.runs import trace_or_error
 
 ROLES = {lessons.STATIC: "static", lessons.PREFILL_FIRST: "prefill_first", lessons.DECODE_FIRST: "decode_first",
-         lessons.SGLANG_DEFAULT: "sglang"}
+         lessons.SGLANG_DEFAULT: "sglang", lessons.VLLM_NOCHUNK: "vllm_nochunk", lessons.TRTLLM: "trtllm"}
 
 
 def page_file(ch: Chapter) -> str:

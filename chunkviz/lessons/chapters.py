@@ -9,19 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
-from chunkviz.config import POLICY_NAMES, CacheConfig
+from chunkviz.config import CacheConfig
+from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.simulator.trace import StepRecord, Trace
 
-# Policy names live here and nowhere else in the lessons and chapter pages, so a rename in config.POLICY_NAMES is
-# one edit (the `policies` branch renames monolithic → prefill-first vLLM V0 and adds vllm-nochunk, sarathi, trtllm).
+# Policy names live here and nowhere else in the lessons and chapter pages, so a rename in the policy registry is
+# one edit. Each says which engine version behaves so (chunkviz/simulator/policies/registry.py).
 STATIC = "static"  # wait for the whole batch to drain before admitting anyone (pre-Orca)
-PREFILL_FIRST = "monolithic"  # continuous (iteration-level, Orca) batching; a step with a prompt runs no decodes
-DECODE_FIRST = "chunked"  # vLLM v1 / Sarathi-Serve stall-free batching: decodes first, chunks fill the rest
+PREFILL_FIRST = "monolithic"  # vLLM V0 / Orca-style iteration-level batching; a step with a prompt runs no decodes
+VLLM_NOCHUNK = "vllm-nochunk"  # vLLM V1 with chunked prefill off: decodes first, a whole prompt rides along
+DECODE_FIRST = "chunked"  # vLLM V1 / Sarathi-Serve stall-free batching: decodes first, chunks fill the rest
 SGLANG_DEFAULT = "sglang"  # prefill has priority, chunks run back to back unless --enable-mixed-chunk
-# TODO(trtllm): use the `trtllm` policy once it exists. TRT-LLM schedules generation requests first and then
-# context chunks (docs features/paged-attention-ifb-scheduler.md), which is the decode-first rule.
-TRTLLM_LIKE = DECODE_FIRST
-LESSON_POLICIES = (STATIC, PREFILL_FIRST, DECODE_FIRST, SGLANG_DEFAULT, TRTLLM_LIKE)
+TRTLLM = "trtllm"  # TensorRT-LLM in-flight batching: generation requests first, then context (chunks if enabled)
+LESSON_POLICIES = (STATIC, PREFILL_FIRST, VLLM_NOCHUNK, DECODE_FIRST, SGLANG_DEFAULT, TRTLLM)
 assert all(p in POLICY_NAMES for p in LESSON_POLICIES), "a lesson names a policy the simulator does not have"
 
 LECTURE_BUDGET_TOKENS = 512  # Sarathi-Serve's token budget and vLLM V0's first chunked default (costmodel.md §2.3)

@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario, run_scenario
-from chunkviz.lessons.chapters import (DECODE_FIRST, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, PRESETS,
-                                       SGLANG_DEFAULT, TRTLLM_LIKE)
+from chunkviz.lessons.chapters import (DECODE_FIRST, LECTURE_BUDGET_TOKENS, PRESETS, SGLANG_DEFAULT, TRTLLM,
+                                       VLLM_NOCHUNK)
+from chunkviz.simulator.policies.registry import policy_entry
 
 ENGINES = ("vllm", "sglang", "trtllm")
 # Llama-3-8B on one H100 (80 GB): 0.212 leaves 428 KV blocks of 16 tokens (6,848 tokens) beside the weights, just
@@ -41,8 +42,8 @@ class Knob:
 
 
 KNOBS: tuple[Knob, ...] = (
-    Knob("vllm", "enable_chunked_prefill", "True (V1: always on)", "vllm docs/configuration/optimization.md",
-         "scheduler.policy", (DECODE_FIRST, PREFILL_FIRST)),
+    Knob("vllm", "enable_chunked_prefill", "True (V1)", "vllm docs/configuration/optimization.md",
+         "scheduler.policy", (DECODE_FIRST, VLLM_NOCHUNK)),
     Knob("vllm", "max_num_batched_tokens", "8192 API server on ≥70 GiB non-A100 GPUs, else 2048", _VLLM_ARGS,
          "scheduler.max_num_batched_tokens", (8192, LECTURE_BUDGET_TOKENS)),
     Knob("vllm", "max_num_seqs", "1024 on ≥70 GiB non-A100 GPUs, else 256", _VLLM_ARGS,
@@ -64,14 +65,14 @@ KNOBS: tuple[Knob, ...] = (
     Knob("trtllm", "max_num_tokens", "8192", _TRT_ARGS, "scheduler.max_num_batched_tokens",
          (8192, LECTURE_BUDGET_TOKENS)),
     Knob("trtllm", "max_batch_size", "2048", _TRT_ARGS, "scheduler.max_num_seqs", (2048, 2)),
-    Knob("trtllm", "enable_chunked_prefill (chunked context)", "False in the LLM API", _TRT_ARGS, "scheduler.policy",
-         (PREFILL_FIRST, TRTLLM_LIKE)),
-    # GUARANTEED_NO_EVICT reserves a request's KV up front (the simulator's "reserve" reserves the prompt's);
-    # MAX_UTILIZATION packs more and may pause requests (our "incremental" allocation preempts instead).
-    Knob("trtllm", "capacity_scheduler_policy", "GUARANTEED_NO_EVICT", _TRT_SCHED, "cache.allocation",
-         ("reserve", "incremental"), "tight-memory"),
+    Knob("trtllm", "enable_chunked_prefill (chunked context)", "False in the LLM API", _TRT_ARGS,
+         "scheduler.trtllm_chunked_context", (False, True)),
+    # GUARANTEED_NO_EVICT admits a request only if its whole KV (prompt + max output) fits beside the running ones;
+    # MAX_UTILIZATION admits greedily and pauses the newest request when blocks run out (policies/trtllm.py).
+    Knob("trtllm", "capacity_scheduler_policy", "GUARANTEED_NO_EVICT", _TRT_SCHED, "scheduler.trtllm_capacity_policy",
+         ("guaranteed-no-evict", "max-utilization"), "tight-memory"),
 )
-ENGINE_POLICY = {"vllm": DECODE_FIRST, "sglang": SGLANG_DEFAULT, "trtllm": TRTLLM_LIKE}
+ENGINE_POLICY = {"vllm": DECODE_FIRST, "sglang": SGLANG_DEFAULT, "trtllm": TRTLLM}
 
 
 def knobs_of(engine: str) -> tuple[Knob, ...]:
@@ -92,12 +93,17 @@ def knob_scenario(knob: Knob, value: object) -> Scenario:
     """The knob's preset run by its engine's policy at the lecture budget, with the knob set to `value`."""
     if knob.setting == NOT_MODELLED:
         raise ValueError(f"{knob.engine} {knob.name} is not modelled, so it has no run")
-    policy = value if knob.setting == "scheduler.policy" else ENGINE_POLICY[knob.engine]
-    # Turning chunking off brings back vLLM's no-chunk budget (the model's max length): a 512-token budget would
-    # reject the document instead of running it in one step.
-    budget = LECTURE_BUDGET_TOKENS if policy in (DECODE_FIRST, SGLANG_DEFAULT) else None
-    base = _KNOB_PRESETS[knob.preset].with_policy(str(policy), budget)
-    return base if knob.setting == "scheduler.policy" else apply_setting(base, knob.setting, value)
+    policy = str(value) if knob.setting == "scheduler.policy" else ENGINE_POLICY[knob.engine]
+    scenario = _KNOB_PRESETS[knob.preset].with_policy(policy, LECTURE_BUDGET_TOKENS)
+    if knob.engine == "trtllm":  # the lecture shows TRT-LLM with chunked context on, like the other two engines
+        scenario = apply_setting(scenario, "scheduler.trtllm_chunked_context", True)
+    if knob.setting != "scheduler.policy":
+        scenario = apply_setting(scenario, knob.setting, value)
+    if not policy_entry(policy).chunks(scenario.scheduler):
+        # Turning chunking off brings back the engine's no-chunk budget (the model's max length): a 512-token
+        # budget would reject the document instead of running it in one step.
+        scenario = scenario.with_policy(policy, None)
+    return scenario
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +141,8 @@ CHUNKING_OFF_CASES = {"short_prompts": SHORT_PROMPTS, "offline_batch": OFFLINE_B
 
 
 def chunking_off_case(case: str) -> tuple[RunFigures, ...]:
-    """The case's workload with chunking at 512 and 2048 tokens, and without chunking (vLLM's no-chunk budget)."""
+    """The case's workload with chunking at 512 and 2048 tokens, and vLLM V1 without chunking (its no-chunk budget)."""
     scenario = CHUNKING_OFF_CASES[case]
     return (figures(f"{DECODE_FIRST}@512", scenario.with_policy(DECODE_FIRST, 512)),
             figures(f"{DECODE_FIRST}@2048", scenario.with_policy(DECODE_FIRST, 2048)),
-            figures(PREFILL_FIRST, scenario.with_policy(PREFILL_FIRST, None)))
+            figures(VLLM_NOCHUNK, scenario.with_policy(VLLM_NOCHUNK, None)))

@@ -35,11 +35,16 @@ def _peak_sharing(trace: Trace) -> tuple[int, int, int]:
 
 
 def sharing_figures(num_samples: int = 2) -> SharingFigures:
-    """Peak sharing in the chapter's shared-prompt run, and copy-on-writes in the lecture run with n samples."""
+    """Peak sharing in the chapter's shared-prompt run, and copy-on-writes in the lecture run with n samples
+    (V0 / paper fork)."""
     shared = run_scenario(SHARED_PREFIX.with_policy(DECODE_FIRST, LECTURE_BUDGET_TOKENS))
     max_ref, num_shared, index = _peak_sharing(shared)
     sampling = replace(LECTURE, workload_preset="parallel-sampling",
                        workload=replace(LECTURE.workload, prompt_tokens=300, n_samples=num_samples))
-    cow = run_scenario(sampling.with_policy(DECODE_FIRST, LECTURE_BUDGET_TOKENS))
+    sampling = sampling.with_policy(DECODE_FIRST, LECTURE_BUDGET_TOKENS)
+    # Copy-on-write belongs to vLLM V0 and the PagedAttention paper (fork after the prompt); V1 runs n child
+    # requests that share prompt blocks through the prefix cache and never copy a block.
+    sampling = replace(sampling, scheduler=replace(sampling.scheduler, parallel_sampling="v0-fork-cow"))
+    cow = run_scenario(sampling)
     copies = sum(1 for s in cow.steps for e in s.events if e.kind == "CopyOnWrite")
     return SharingFigures(max_ref, num_shared, index, copies, num_samples)

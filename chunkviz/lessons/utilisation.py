@@ -1,8 +1,9 @@
 """The GPU's utilisation per step: how much of each step is compute-bound and how much memory-bound, and MFU/MBU.
 
 Invariant: a step's compute-bound + memory-bound seconds equal the cost model's dense + attention + lm_head terms
-(the rest of the step is fixed overhead and communication); the split re-derives each term's two roofline sides
-from the same formulas as chunkviz.cost.roofline.StepCoster.__call__, and a test checks the sums agree.
+(the rest of the step is fixed overhead and communication): each term's time is taken from the step's StepCost and
+counted on the side of its roofline that dominates (FLOPs at the term's efficiency vs bytes at the bandwidth
+fraction); a test checks the sums agree.
 """
 
 from __future__ import annotations
@@ -44,15 +45,16 @@ def step_shape(step: StepRecord) -> StepShape:
     return shape_of(prefills, decodes)
 
 
-def _sides(coster: StepCoster, shape: StepShape) -> list[tuple[float, float]]:
-    """(compute seconds, memory seconds) of the dense, attention and lm_head terms, as StepCoster computes them."""
+def _compute_bound(coster: StepCoster, shape: StepShape) -> tuple[bool, bool, bool]:
+    """Whether the dense, attention and lm_head terms are compute-bound: their FLOP side at the term's efficiency
+    against their byte side (the dense term is a sum of kernels, so its whole-layer sides decide)."""
     gpu, tp, mbu, t = coster.gpu, coster.tp, coster.cost.mbu, shape.num_tokens
     terms = ((2.0 * t * coster.dense_params, coster.dense_bytes, mfu_at(t, gpu)),
              (coster.attn_flops_per_pair * shape.attention_pairs,
               float((shape.kv_read_tokens + t) * coster.kv_bytes_per_token), ATTENTION_EFFICIENCY),
              (2.0 * shape.num_seqs * coster.head_params, coster.head_bytes, mfu_at(shape.num_seqs, gpu)))
-    return [((f / tp) / (gpu.peak_flops_per_s * eff) if f > 0 else 0.0, (b / tp) / (gpu.hbm_bytes_per_s * mbu))
-            for f, b, eff in terms]
+    return tuple(f > 0 and (f / tp) / (gpu.peak_flops_per_s * eff) >= (b / tp) / (gpu.hbm_bytes_per_s * mbu)
+                 for f, b, eff in terms)
 
 
 def step_utilisation(trace: Trace, config: SimConfig) -> tuple[StepUtil, ...]:
@@ -62,11 +64,12 @@ def step_utilisation(trace: Trace, config: SimConfig) -> tuple[StepUtil, ...]:
     for s in trace.steps:
         shape = step_shape(s)
         compute_s = memory_s = 0.0
-        for c, m in _sides(coster, shape):
-            if c >= m:
-                compute_s += c
+        for is_compute, term_s in zip(_compute_bound(coster, shape), (s.cost.dense_s, s.cost.attention_s,
+                                                                       s.cost.lm_head_s)):
+            if is_compute:
+                compute_s += term_s
             else:
-                memory_s += m
+                memory_s += term_s
         other = s.cost.overhead_s + s.cost.communication_s
         out.append(StepUtil(s.step, step_kind(s), s.start_s, s.duration_s, compute_s, memory_s, other,
                             shape.num_tokens, s.cost.mfu, s.cost.mbu))
