@@ -236,3 +236,14 @@ def test_per_engine_per_gpu_defaults(policy, gpu, model, budget, expected):
 def test_configurations_vllm_refuses_are_refused_with_its_reason(policy, budget, seqs, message):
     with pytest.raises(InputError, match=message):
         simulate(make_config(policy, budget, max_num_seqs=seqs), make_requests([(0.0, 10, 2)]))
+
+
+def test_trtllm_has_no_prefill_threshold_so_a_cap_below_a_block_cannot_starve_a_prompt():
+    # TRT-LLM's chunks are whole KV blocks (tokens_per_block) and it has no long_prefill_token_threshold: a vLLM cap
+    # of 24 tokens with 32-token blocks once rounded every chunk down to 0 and the run never ended (found by the
+    # generated-workload census). The knob resolves to 0 for trtllm, with a note.
+    config = _with(make_config("trtllm", 64, threshold=24, block_size=32), trtllm_chunked_context=True)
+    assert resolve_knobs(config, 1000).long_prefill_token_threshold == 0
+    trace = simulate(config, make_requests([(0.0, 200, 3)]))
+    assert [n for step in _steps(trace) for (_, _, n) in step][:4] == [64, 64, 64, 8]  # 200 = 3 x 64 + 8
+    assert trace.requests[0].finish_s is not None

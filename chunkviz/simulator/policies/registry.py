@@ -33,6 +33,9 @@ class PolicyEntry:
     label_en: str
     label_zh: str
     follows: str  # the engine function it follows, for the README and the docs
+    # vLLM's long_prefill_token_threshold exists in this engine (TRT-LLM has no such knob: its chunks are whole KV
+    # blocks, so a cap below a block would starve a prompt forever).
+    takes_prefill_threshold: bool = True
 
     def chunks(self, scheduler: SchedulerConfig) -> bool:
         return self.chunks_prompts(scheduler) if callable(self.chunks_prompts) else self.chunks_prompts
@@ -59,7 +62,8 @@ _ENTRIES = (
                 "sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder"),
     PolicyEntry("trtllm", schedule_trtllm, lambda s: s.trtllm_chunked_context, False, newest_victim,
                 d.trtllm_defaults, "TensorRT-LLM (in-flight batching)", "TensorRT-LLM（动态批处理）",
-                "tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp"),
+                "tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
+                takes_prefill_threshold=False),
     PolicyEntry("static", schedule_static, False, False, newest_victim, d.vllm_v0_defaults,
                 "static batching", "静态批处理", "Orca (OSDI '22) §2: batch-level scheduling"),
 )

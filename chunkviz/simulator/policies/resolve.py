@@ -29,7 +29,8 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     _refuse(config, tokens, seqs)
     # The threshold caps a prompt's tokens per step, which is chunking: it applies only where the policy chunks
     # (a prefill-first or no-chunk step never splits a prompt, whatever this knob says; see knob_notes).
-    threshold = s.long_prefill_token_threshold if chunks else 0
+    # TRT-LLM has no such knob at all (PolicyEntry.takes_prefill_threshold).
+    threshold = s.long_prefill_token_threshold if chunks and entry.takes_prefill_threshold else 0
     reserve = entry.reserves(s) or config.cache.allocation == "reserve"
     return Knobs(tokens, seqs, threshold, chunks, reserve)
 
@@ -58,6 +59,9 @@ def knob_notes(config: SimConfig, knobs: Knobs, num_gpu_blocks: int) -> list[str
     if threshold and not knobs.chunks_prompts:
         notes.append(f"long_prefill_token_threshold={threshold} is ignored: policy {config.scheduler.policy} does not "
                      f"chunk prompts")
+    elif threshold and not policy_entry(config.scheduler.policy).takes_prefill_threshold:
+        notes.append(f"long_prefill_token_threshold={threshold} is ignored: it is a vLLM setting and policy "
+                     f"{config.scheduler.policy} has no such knob")
     elif threshold and threshold >= knobs.max_num_batched_tokens:
         notes.append(f"long_prefill_token_threshold={threshold} is not below max_num_batched_tokens="
                      f"{knobs.max_num_batched_tokens}, so it never caps anything")
