@@ -97,6 +97,14 @@ def cases(draw) -> Case:
     return Case(config, tuple(_request(i, *spec) for i, spec in enumerate(specs)))
 
 
+def step_phases(step: StepRecord) -> set[str]:
+    """The step's phases, a sequence admitted in this very step counting as prefill: a preempted sequence whose
+    prompt and outputs are all cached again recomputes only its last token, which the chunk labels "decode", but it
+    is a (re-)admission, not a running decode."""
+    admitted = {(e.request_id, e.sample_index) for e in step.events if e.kind == "Admitted"}
+    return {"prefill" if (c.request_id, c.sample_index) in admitted else c.phase for c in step.chunks}
+
+
 def _step_violations(case: Case, trace: Trace, step: StepRecord, clock_s: float) -> list[str]:
     found = []
     tokens = sum(c.num_tokens for c in step.chunks)
@@ -108,8 +116,7 @@ def _step_violations(case: Case, trace: Trace, step: StepRecord, clock_s: float)
         found.append(f"blocks: step {step.step} uses {step.num_used_blocks} of {trace.num_gpu_blocks}")
     found += _block_violations(step, trace.num_gpu_blocks)
     rule = NO_MIX_POLICIES.get(case.config.scheduler.policy)
-    phases = {c.phase for c in step.chunks}
-    if rule and rule(case.config.scheduler) and phases == {"prefill", "decode"}:
+    if rule and rule(case.config.scheduler) and step_phases(step) == {"prefill", "decode"}:
         found.append(f"policy: {case.config.scheduler.policy} step {step.step} mixes prefill and decode")
     return found
 
@@ -175,7 +182,7 @@ def monolithic_violations(case: Case, trace: Trace) -> list[str]:
     no_mix = scheduler.policy in NO_MIX_POLICIES
     found = []
     for step in trace.steps:
-        if no_mix and {c.phase for c in step.chunks} == {"prefill", "decode"}:
+        if no_mix and step_phases(step) == {"prefill", "decode"}:
             found.append(f"monolithic: {case.config.scheduler.policy} step {step.step} mixes prefill and decode")
         after = {(p[0], p[1]): p for p in step.snapshot.progress} if step.snapshot else {}
         for c in step.chunks:
@@ -191,4 +198,4 @@ def sglang_violations(case: Case, trace: Trace) -> list[str]:
     if not SGLANG_NO_MIX(case.config.scheduler):
         return []
     return [f"sglang: step {s.step} mixes prefill and decode" for s in trace.steps
-            if {c.phase for c in s.chunks} == {"prefill", "decode"}]
+            if step_phases(s) == {"prefill", "decode"}]

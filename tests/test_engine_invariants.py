@@ -3,9 +3,10 @@ eviction and allocation modes, block sizes, tiny caches that force preemption, n
 parallelism; the invariants are checked after every step and at the end (tests/engine_cases.py lists them).
 
 500 examples in CI; `CHUNKVIZ_INVARIANT_EXAMPLES=3000 pytest -m slow tests/test_engine_invariants.py` runs that many
-more with a random seed. The checks fixed on the `policies` branch (samples counted against max_num_seqs at
-admission, monolithic's rule under long_prefill_token_threshold) and the open SGLang finding are separate tests
-marked xfail(strict=False).
+more with a random seed. Three policy rules are separate tests, each on its own generated cases: samples count
+against max_num_seqs at admission, a policy that does not chunk never chunks (under any threshold), and SGLang
+without mixed chunks never mixes (a re-admitted sequence whose whole context is cached again recomputes only its last
+token, which counts as its prefill: tests/engine_cases.step_phases).
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ CI_EXAMPLES = 500
 SLOW_EXAMPLES = int(os.environ.get("CHUNKVIZ_INVARIANT_EXAMPLES", "0"))
 _SETTINGS = dict(deadline=None, derandomize=True, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-POLICIES_BRANCH = ("fixed on the `policies` branch (issue 16): parallel-sampling admission must count every sample "
-                   "against max_num_seqs, and monolithic must not chunk under long_prefill_token_threshold")
 
 
 def _run(case: Case):
@@ -58,7 +57,6 @@ def test_engine_invariants_hold_on_many_more_workloads(case):
     _check(case)
 
 
-@pytest.mark.xfail(strict=False, reason=POLICIES_BRANCH)
 @settings(max_examples=200, **_SETTINGS)
 @given(case=cases())
 def test_every_sample_counts_against_max_num_seqs(case):
@@ -66,7 +64,6 @@ def test_every_sample_counts_against_max_num_seqs(case):
     assert trace is None or max_num_seqs_violations(case, trace) == []
 
 
-@pytest.mark.xfail(strict=False, reason=POLICIES_BRANCH)
 @settings(max_examples=200, **_SETTINGS)
 @given(case=cases())
 def test_monolithic_never_chunks_a_prompt(case):
@@ -74,8 +71,6 @@ def test_monolithic_never_chunks_a_prompt(case):
     assert trace is None or monolithic_violations(case, trace) == []
 
 
-@pytest.mark.xfail(strict=False, reason="open finding (issue 16 census): SGLang without mixed chunks continues a "
-                   "preempted request's recompute prefill inside a decode step; reported to the `policies` helper")
 @settings(max_examples=200, **_SETTINGS)
 @given(case=cases())
 def test_sglang_prefill_first_steps_carry_no_decodes(case):

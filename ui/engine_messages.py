@@ -17,8 +17,13 @@ PATTERNS: tuple[tuple[str, str], ...] = (
      r"anything", "long_prefill_token_threshold={t} 不小于 max_num_batched_tokens={b}，所以它从不起作用"),
     (r"prompt \+ output = (?P<n>\d+) tokens exceeds the model's max length (?P<m>\d+)",
      "提示词 + 输出 = {n} 个 token，超过了模型的最大长度 {m}"),
-    (r"prompt of (?P<n>\d+) tokens exceeds max_num_batched_tokens=(?P<b>\d+) and chunked prefill is off "
-     r"\(vLLM rejects it\)", "提示词有 {n} 个 token，超过 max_num_batched_tokens={b}，且未开启分块预填充（vLLM 会拒绝）"),
+    (r"prompt of (?P<n>\d+) tokens exceeds max_num_batched_tokens=(?P<b>\d+) and policy (?P<p>[\w-]+) does not chunk "
+     r"prompts \(the engine rejects it\)",
+     "提示词有 {n} 个 token，超过 max_num_batched_tokens={b}，而策略 {p} 不分块（引擎会拒绝）"),
+    (r"long_prefill_token_threshold=(?P<t>\d+) is ignored: policy (?P<p>[\w-]+) does not chunk prompts",
+     "long_prefill_token_threshold={t} 不起作用：策略 {p} 不分块"),
+    (r"long_prefill_token_threshold=(?P<t>\d+) is ignored: it is a vLLM setting and policy (?P<p>[\w-]+) has no "
+     r"such knob", "long_prefill_token_threshold={t} 不起作用：这是 vLLM 的设置，策略 {p} 没有这个参数"),
     (r"n=(?P<n>\d+) samples exceed max_num_seqs=(?P<m>\d+)", "n={n} 个样本超过了 max_num_seqs={m}"),
     (r"needs (?P<n>\d+) KV blocks even alone, but the cache holds (?P<m>\d+)",
      "即使单独运行也需要 {n} 个 KV 块，但缓存只有 {m} 个"),

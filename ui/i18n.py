@@ -61,6 +61,11 @@ def all_keys() -> tuple[str, ...]:
     return tuple(_texts())
 
 
+def pair_of(key: str) -> tuple[str, str] | None:
+    """The (English, 中文) pair of a key, or None (the glossary and drawn-correctly tests read both at once)."""
+    return _texts().get(key)
+
+
 def current_lang() -> str:
     import streamlit as st
 

@@ -116,9 +116,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.batch.mode.continuous": ("continuous (prefill-first)", "连续（预填充优先）"),
     "chx.batch.mode.decode_first": ("decode-first, chunked", "解码优先、分块"),
     "chx.batch.col.mode": ("batching", "批处理方式"),
-    "chx.batch.col.ttft_p50": ("TTFT p50 (ms)", "首字 p50（毫秒）"),
-    "chx.batch.col.ttft_p99": ("TTFT p99 (ms)", "首字 p99（毫秒）"),
-    "chx.batch.col.tbt_p99": ("TBT p99 (ms)", "字间 p99（毫秒）"),
+    "chx.batch.col.ttft_p50": ("首字延迟 p50 (ms)", "首字延迟 p50（毫秒）"),
+    "chx.batch.col.ttft_p99": ("首字延迟 p99 (ms)", "首字延迟 p99（毫秒）"),
+    "chx.batch.col.tbt_p99": ("字间延迟 p99 (ms)", "字间延迟 p99（毫秒）"),
     "chx.batch.col.tbt_max": ("longest gap (ms)", "最长间隔（毫秒）"),
     "chx.batch.col.throughput": ("output tok/s", "输出 token/秒"),
     "chx.batch.col.steps": ("steps", "步数"),
@@ -155,12 +155,12 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "{tbt_p99_ms_1024:.1f} / {tbt_p99_ms_2048:.1f} ms (SLO 25 ms); documents' TTFT p50: "
                 "{doc_ttft_ms_256:.0f} / {doc_ttft_ms_512:.0f} / {doc_ttft_ms_1024:.0f} / {doc_ttft_ms_2048:.0f} ms "
                 "(SLO 300 ms).",
-                "对话的字间 p99 在 256 / 512 / 1,024 / 2,048 时为 {tbt_p99_ms_256:.1f} / {tbt_p99_ms_512:.1f} / "
-                "{tbt_p99_ms_1024:.1f} / {tbt_p99_ms_2048:.1f} 毫秒（SLO 25 毫秒）；文档首字 p50 为 "
+                "对话的字间延迟 p99 在 256 / 512 / 1,024 / 2,048 时为 {tbt_p99_ms_256:.1f} / {tbt_p99_ms_512:.1f} / "
+                "{tbt_p99_ms_1024:.1f} / {tbt_p99_ms_2048:.1f} 毫秒（SLO 25 毫秒）；文档首字延迟 p50 为 "
                 "{doc_ttft_ms_256:.0f} / {doc_ttft_ms_512:.0f} / {doc_ttft_ms_1024:.0f} / {doc_ttft_ms_2048:.0f} 毫秒"
                 "（SLO 300 毫秒）。"),
-    "chx.budget.chat": ("chats: TBT p99 (ms)", "对话：字间 p99（毫秒）"),
-    "chx.budget.doc": ("documents: TTFT p50 (ms)", "文档：首字 p50（毫秒）"),
+    "chx.budget.chat": ("chats: 字间延迟 p99 (ms)", "对话：字间延迟 p99（毫秒）"),
+    "chx.budget.doc": ("documents: 首字延迟 p50 (ms)", "文档：首字延迟 p50（毫秒）"),
     "chx.budget.axis": ("token budget per step", "每步 token 预算"),
     "chx.budget.slo": ("SLO", "SLO"),
     # 7 · knobs
@@ -178,8 +178,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.knob.not_modelled": ("not modelled", "未建模"),
     "chx.knob.pick": ("See the effect of", "查看效果："),
     "chx.knob.value": ("value", "取值"),
-    "chx.knob.col.ttft": ("TTFT p50 (ms)", "首字 p50（毫秒）"),
-    "chx.knob.col.tbt": ("TBT p99 (ms)", "字间 p99（毫秒）"),
+    "chx.knob.col.ttft": ("首字延迟 p50 (ms)", "首字延迟 p50（毫秒）"),
+    "chx.knob.col.tbt": ("字间延迟 p99 (ms)", "字间延迟 p99（毫秒）"),
     "chx.knob.col.gap": ("longest gap (ms)", "最长间隔（毫秒）"),
     "chx.knob.col.thr": ("tok/s (all)", "token/秒（全部）"),
     "chx.knob.col.steps": ("steps", "步数"),
@@ -196,7 +196,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                               "tokens, so big steps win. No chunking (or a large budget) gives lower TTFT and more "
                               "tokens per second than 512-token chunks.",
                               "**离线批量**（64 个约 1,500 token 的任务同时到达）：没人盯着逐字输出，大步更划算。"
-                              "不分块（或用大预算）比 512 token 的分块首字更快、每秒 token 更多。"),
+                              "不分块（或用大预算）比 512 token 的分块首字延迟更低、每秒 token 更多。"),
     "chx.off.run": ("run", "运行"),
     "chx.q.7": ("SGLang with its defaults: do the chats get tokens while the document's chunks run?",
                 "SGLang 默认设置下：文档的各块运行期间，对话还能拿到 token 吗？"),
@@ -210,7 +210,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     # 8 · misconceptions
     "chx.body.8": ("Six things people say about chunked prefill, each checked by a run of this simulator, then "
                    "questions to practise with.", "人们常说的六句关于分块预填充的话，逐一用本模拟器跑一遍核对；然后是练习用的面试题。"),
-    "chx.q.8": ("Does chunked prefill lower TTFT p50 on this workload?", "在这份负载上，分块预填充会降低首字延迟 p50 吗？"),
+    "chx.q.8": ("Does chunked prefill lower 首字延迟 p50 on this workload?", "在这份负载上，分块预填充会降低首字延迟 p50 吗？"),
     "chx.o.8.lower": ("lower", "降低"),
     "chx.o.8.same": ("about the same", "差不多"),
     "chx.o.8.higher": ("higher", "升高"),
@@ -221,10 +221,10 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "分块换来的是最长间隔：{tbt_max_ms_mono:.0f} → {tbt_max_ms_chunked:.0f} 毫秒。"),
     "chx.myth.verdict_false": ("✗ does not hold", "✗ 不成立"),
     "chx.myth.verdict_true": ("✓ holds", "✓ 成立"),
-    "chx.myth.lowers_ttft": ("“Chunking lowers TTFT.”", "“分块能降低首字延迟。”"),
+    "chx.myth.lowers_ttft": ("“Chunking lowers 首字延迟.”", "“分块能降低首字延迟。”"),
     "chx.myth.lowers_ttft.why": ("TTFT p50 goes from {mono_ms:.1f} ms to {chunked_ms:.1f} ms: chunking protects the "
                                  "gaps between tokens, not the first token.",
-                                 "首字 p50 从 {mono_ms:.1f} 毫秒变为 {chunked_ms:.1f} 毫秒：分块保护的是字间间隔，不是首字。"),
+                                 "首字延迟 p50 从 {mono_ms:.1f} 毫秒变为 {chunked_ms:.1f} 毫秒：分块保护的是字间延迟，不是首字延迟。"),
     "chx.myth.adds_flops": ("“Chunking adds attention FLOPs.”", "“分块会增加注意力 FLOPs。”"),
     "chx.myth.adds_flops.why": ("{chunked_flops:,.0f} FLOPs chunked vs {one_pass_flops:,.0f} in one pass (outputs "
                                 "differ by {max_diff:.1e}); what grows is K/V read, {kv_ratio:.1f}×.",
@@ -243,12 +243,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.myth.bigger_budget_better": ("“A bigger budget is always better.”", "“预算越大越好。”"),
     "chx.myth.bigger_budget_better.why": ("Chats' TBT p99 rises from {small_ms:.1f} ms at {small:.0f} tokens to "
                                           "{big_ms:.1f} ms at {big:,.0f}.",
-                                          "对话的字间 p99 从 {small:.0f} token 时的 {small_ms:.1f} 毫秒升到 {big:,.0f} 时的 "
+                                          "对话的字间延迟 p99 从 {small:.0f} token 时的 {small_ms:.1f} 毫秒升到 {big:,.0f} 时的 "
                                           "{big_ms:.1f} 毫秒。"),
     "chx.myth.static_is_enough": ("“Static batching is fine while the GPU is busy.”", "“只要 GPU 在忙，静态批处理就够了。”"),
     "chx.myth.static_is_enough.why": ("{static_tps:,.0f} vs {continuous_tps:,.0f} output tok/s, and TTFT p50 "
                                       "{static_ttft_ms:,.0f} vs {continuous_ttft_ms:,.1f} ms.",
-                                      "输出 {static_tps:,.0f} 对 {continuous_tps:,.0f} token/秒，首字 p50 "
+                                      "输出 {static_tps:,.0f} 对 {continuous_tps:,.0f} token/秒，首字延迟 p50 "
                                       "{static_ttft_ms:,.0f} 对 {continuous_ttft_ms:,.1f} 毫秒。"),
     "chx.interview.title": ("Interview questions", "面试题"),
     "chx.iq.1": ("Why does chunked prefill give the same output as computing the prompt in one pass?",

@@ -76,5 +76,5 @@ TEXTS: dict[str, tuple[str, str]] = {
                   "portions so nobody waits too long and the chef keeps cooking steadily",
                   "后 厨 给 每 桌 再 上 一 道 菜 ， 长 单 被 切 成 小 份 ， 谁 也 不 用 久 等 ， 厨 师 一 直 在 稳 稳 地 炒 菜"),
     "chx.metrics": ("TTFT p50 {ttft:,.1f} ms · TBT p99 {tbt:,.1f} ms · longest gap {gap:,.0f} ms · {thr:,.0f} tok/s",
-                    "首字 p50 {ttft:,.1f} 毫秒 · 字间 p99 {tbt:,.1f} 毫秒 · 最长间隔 {gap:,.0f} 毫秒 · {thr:,.0f} token/秒"),
+                    "首字延迟 p50 {ttft:,.1f} 毫秒 · 字间延迟 p99 {tbt:,.1f} 毫秒 · 最长间隔 {gap:,.0f} 毫秒 · {thr:,.0f} token/秒"),
 }

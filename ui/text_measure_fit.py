@@ -12,10 +12,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "depends on that slice's shape and a small fixed cost per kernel launch. The previous model (dashed) used "
         "one efficiency curve keyed on tokens only, so it was always too fast, and most of all at TP 8, where "
         "each GPU's slice is small.",
-        "应用里显示的每一个时间（卡顿、TTFT、容量）都来自成本模型，所以它的误差就是每一课的误差。这里把它的稠密部分"
+        "应用里显示的每一个时间（卡顿、首字延迟、容量）都来自成本模型，所以它的误差就是每一课的误差。这里把它的稠密部分"
         "（一层里的各个投影、MLP、归一化、旋转位置编码、激活和残差加法，也就是注意力以外的一切）和公开的实测数据对照："
         "微软 vidur 在 A100 80GB 上的算子测量，八个模型，张量并行 1 到 8，每步 1 到 16,384 个 token。每个内核按它在"
-        "单张 GPU 上那一块矩阵的屋顶线计价，效率取决于这块矩阵的形状，再加上每次内核启动的一小段固定开销。旧模型"
+        "单张 GPU 上那一块矩阵的 Roofline 计价，效率取决于这块矩阵的形状，再加上每次内核启动的一小段固定开销。旧模型"
         "（虚线）只按 token 数查一条效率曲线，所以总是算得太快，在 TP 8 时最严重，因为那时每张 GPU 分到的矩阵很小。"),
     "mf.model": ("Model", "模型"),
     "mf.tp": ("Tensor parallelism (GPUs)", "张量并行（GPU 数）"),

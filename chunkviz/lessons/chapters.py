@@ -76,7 +76,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "shared-prefix", (DECODE_FIRST,), ("prefix_hit", "peak_sharing")),
     Chapter(5, "ch5-continuous-batching", "Continuous batching and decode-first", "连续批处理与解码优先",
             "Static, continuous and decode-first batching on one workload: TTFT, TBT, throughput, GPU work per step.",
-            "同一负载下的静态、连续与解码优先批处理：TTFT、TBT、吞吐与每步 GPU 工作量。",
+            "同一负载下的静态、连续与解码优先批处理：首字延迟、字间延迟、吞吐与每步 GPU 工作量。",
             "lecture", (STATIC, PREFILL_FIRST, DECODE_FIRST), ("longest_wait", "long_prefill")),
     Chapter(6, "ch6-chunk-size", "Choosing the chunk size: per-class SLOs", "选择块长：分类 SLO",
             "A budget sweep: small budgets delay the documents, large ones stutter the chats; one budget meets both.",

@@ -97,7 +97,13 @@ def test_the_stall_is_labelled_on_the_chart_and_the_chats_freeze():
     at = open_app(page_file(chapter(2)))
     at.radio(key="c2_pred").set_value("no").run()
     shown = texts(at)
-    assert "frozen for 159 ms" in shown  # a frozen chat window, labelled
+    # A frozen chat window, labelled with the length of the step that runs R4's whole prompt (prefill-first).
+    from chunkviz.analysis.scenario import run_scenario
+    from chunkviz.lessons import chapters as lessons
+
+    trace = run_scenario(lessons.scenario_for(chapter(2), lessons.PREFILL_FIRST))
+    step = next(s for s in trace.steps if any(c.request_id == 4 and c.phase == "prefill" for c in s.chunks))
+    assert f"frozen for {step.duration_s * 1e3:.0f} ms" in shown
     assert "R4" in shown
 
 

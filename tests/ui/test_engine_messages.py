@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from chunkviz.workloads.checks import zero_notes
-from chunkviz.simulator.engine import simulate
+from chunkviz.simulator.policies.registry import POLICY_NAMES
+from chunkviz.simulator.engine import knob_notes, resolve_knobs, simulate
 from tests.helpers import make_config, make_requests
 from ui.engine_messages import PATTERNS, to_chinese
 from ui.i18n import tr
@@ -16,15 +18,24 @@ def _has_latin_words(text: str) -> bool:
     import re
 
     words = re.findall(r"\b[a-z]{3,}\b", text)
-    return any(w not in {"token", "zero_tokens", "skip"} for w in words if "_" not in w)
+    policy_words = {part for name in POLICY_NAMES for part in name.split("-")}  # policy names are identifiers too
+    return any(w not in {"token", "zero_tokens", "skip", *policy_words} for w in words if "_" not in w)
+
+
+def _notes(config, num_blocks: int) -> list[str]:
+    return knob_notes(config, resolve_knobs(config, num_blocks), num_blocks)
 
 
 def test_settings_notes_and_rejections_are_translated():
-    config = make_config(policy="monolithic", budget=256, max_num_seqs=300, num_gpu_blocks=200, threshold=512)
-    messages = list(config.warnings(200))
-    trace = simulate(config, make_requests([(0.0, 1000, 4), (0.0, 100, 4)]))
+    messages = _notes(make_config(policy="chunked", budget=256, max_num_seqs=200, threshold=512), 100)
+    messages += _notes(make_config(policy="monolithic", budget=None, threshold=512), 5000)
+    trtllm = make_config(policy="trtllm", budget=None, threshold=512)
+    trtllm = replace(trtllm, scheduler=replace(trtllm.scheduler, trtllm_chunked_context=True))
+    messages += _notes(trtllm, 5000)
+    config = make_config(policy="static", budget=8192, num_gpu_blocks=20)
+    trace = simulate(config, make_requests([(0.0, 9000, 4), (0.0, 400, 4)]))
     messages += [r.rejected_reason for r in trace.requests if r.rejected_reason]
-    assert len(messages) == 3
+    assert len(messages) == 6  # two notes, two "ignored" notes, two rejections
     for message in messages:
         zh = to_chinese(message)
         assert zh != message and not _has_latin_words(zh), zh

@@ -28,7 +28,12 @@ def test_default_view_sends_both_engines_with_the_stall_contrast():
 def test_ttft_cost_is_taught_with_p99_and_a_try_it_that_sets_the_threshold():
     at = open_app()
     lesson = texts(at)
-    assert "TTFT" in lesson and "p99" in lesson and "3.0×" in lesson
+    from chunkviz.analysis.metrics import summarize
+    from chunkviz.analysis.scenario import DEFAULT_SCENARIO, run_scenario
+
+    ttft = {p: summarize(run_scenario(DEFAULT_SCENARIO.with_policy(p, b))).ttft_s.p50
+            for p, b in (("monolithic", None), ("chunked", 512))}
+    assert "TTFT" in lesson and "p99" in lesson and f"{ttft['chunked'] / ttft['monolithic']:.1f}×" in lesson
     at.button(key="try_threshold").click().run()
     assert at.number_input(key="thr").value == 256
     assert at.query_params["thr"] in (["256"], "256")
