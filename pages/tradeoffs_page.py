@@ -3,34 +3,24 @@
 import streamlit as st
 
 from chunkviz.errors import SimulationLimitError
-from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE
-from chunkviz.analysis.sweep import (DEFAULT_BUDGETS_TOKENS, best_budget_for_class, best_for_slo, has_batch_class, run_sweep,
-                            with_batch_class)
+from chunkviz.analysis.sweep import DEFAULT_BUDGETS_TOKENS, best_for_slo, run_sweep, with_batch_class
 from ui import charts_tradeoffs as charts
-from ui import tradeoffs_capacity, tradeoffs_runs
+from ui import tradeoffs_capacity, tradeoffs_classes, tradeoffs_runs
 from ui import text_tradeoffs as text
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario
 from ui.plain import md_escape
 from ui.url_state import choice, number, seed, stepped_choice
 
-LOADS = ("0.5", "1", "2", "4")
-MAX_LOADS = 3  # (9 budgets + monolithic) × 3 loads = 30 simulations, under the sweep's limit of 32
+from ui.tradeoffs_classes import LOADS, MAX_LOADS
 LATENCIES = ("tbt_p99_s", "ttft_p99_s", "ttft_p50_s")
-
-
-def _parse_loads(raw: str) -> list[str]:
-    items = [x.strip() for x in raw.split(",") if x.strip()]
-    if not items or len(items) > MAX_LOADS or any(x not in LOADS for x in items):
-        raise ValueError(f"must list 1 to {MAX_LOADS} of {', '.join(LOADS)}, separated by commas")
-    return items
 
 
 st.title(t("to.title"))
 st.markdown(t("to.lesson"))
 c = st.columns([3, 3, 2, 2])
 budget = stepped_choice(c[0], t("to.budget"), DEFAULT_BUDGETS_TOKENS, "to_budget", 512)
-seed("to_loads", ["1"], _parse_loads)
+seed("to_loads", ["1"], tradeoffs_classes.parse_loads)
 loads = c[1].multiselect(t("to.loads"), LOADS, key="to_loads", format_func=labeler("to.load."),
                          max_selections=MAX_LOADS)
 if loads and st.query_params.get("to_loads") != ",".join(loads):
@@ -69,21 +59,7 @@ st.subheader(t("to.frontier"))
 latency = choice(st, t("to.latency_axis"), LATENCIES, "to_lat", "tbt_p99_s", labeler("to.lat."))
 st.plotly_chart(charts.frontier_figure(result, latency, budget, names, labels), width="stretch", key="to_fig_front")
 st.caption(t("to.frontier_note"))
-st.subheader(t("to.classes"))
-st.markdown(t("to.classes_lesson"))
-if not has_batch_class(scenario):
-    st.info(t("to.class_missing"))
-else:
-    if scenario != base_scenario():
-        st.caption(t("to.class_added"))
-    best_class = {(priority, load): best_budget_for_class([cp for cp in result.class_points
-                                                            if cp.load_multiplier == load], priority)
-                  for priority in (PRIORITY_INTERACTIVE, PRIORITY_BATCH) for load in result.load_multipliers}
-    st.plotly_chart(charts.class_figure(result, best_class, names, labels), width="stretch", key="to_fig_class")
-    for load in result.load_multipliers:
-        chat, batch = text.class_sentences(best_class[(PRIORITY_INTERACTIVE, load)],
-                                           best_class[(PRIORITY_BATCH, load)], load)
-        st.markdown(f"- {chat}\n- {batch}")
+tradeoffs_classes.render(result, scenario, names, labels)
 with st.expander(t("to.table")):
     st.dataframe(text.table_rows(result.points), hide_index=True)
 tradeoffs_capacity.render(scenario, *slo)

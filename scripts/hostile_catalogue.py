@@ -34,7 +34,7 @@ def _deep(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
-def _profile(median_s: float) -> str:
+def profile_json(median_s: float) -> str:
     """A valid one-point cost profile whose prefill median is `median_s`."""
     model = {"model_id": "m", "source": "s", "num_layers": 2, "hidden_size": 512, "num_heads": 8, "num_kv_heads": 8,
              "intermediate_size": 1024, "vocab_size": 1000, "bytes_per_param": 4, "max_model_len_tokens": 8192}
@@ -75,9 +75,9 @@ def _files(tmp: Path) -> dict[str, Path]:
         "huge_gpu.json": json.dumps({"peak_tflops": 1e308, "hbm_tb_per_s": 1e308, "memory_gb": 1e308}),
         "inf_gpu.json": '{"peak_tflops": Infinity, "hbm_tb_per_s": 1, "memory_gb": 80}',
         "name_gpu.json": json.dumps({**GPU, "name": {"x": [1, 2]}}),
-        "huge_profile.json": _profile(1e300),
-        "tiny_profile.json": _profile(5e-324),
-        "nan_profile.json": _profile(1.0).replace('"median_s": 1.0', '"median_s": NaN', 1),
+        "huge_profile.json": profile_json(1e300),
+        "tiny_profile.json": profile_json(5e-324),
+        "nan_profile.json": profile_json(1.0).replace('"median_s": 1.0', '"median_s": NaN', 1),
         "many_hash_mooncake.jsonl": "".join(
             _mooncake(str(i), "[" + ",".join(str(i * 2000 + j) for j in range(1954)) + "]", 1_000_000)
             for i in range(1300)),

@@ -20,6 +20,7 @@ from chunkviz.cost.profile import profile_from_json
 from chunkviz.errors import InputError
 from chunkviz.inputs import MAX_JSON_DEPTH, parse_json, read_bounded, strict_dumps
 from chunkviz.workloads.loaders import load_trace
+from scripts.hostile_catalogue import profile_json
 
 SIM = ["simulate", "--json", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
 LLAMA = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -38,17 +39,7 @@ def _mooncake(timestamp: str = "0", hash_ids: str = "[1]", length: int = 100) ->
     return f'{{"timestamp": {timestamp}, "input_length": {length}, "output_length": 4, "hash_ids": {hash_ids}}}\n'
 
 
-def _profile(median_s: float) -> str:
-    model = {"model_id": "m", "source": "s", "num_layers": 2, "hidden_size": 512, "num_heads": 8, "num_kv_heads": 8,
-             "intermediate_size": 1024, "vocab_size": 1000, "bytes_per_param": 4, "max_model_len_tokens": 8192}
-    hw = {"gpu_id": "g", "source": "s", "peak_flops_per_s": 1e12, "hbm_bytes_per_s": 1e11, "memory_bytes": 1e10,
-          "interconnect_bytes_per_s": 1e9}
-    point = {"context_tokens": 0, "median_s": median_s, "p10_s": median_s, "p90_s": median_s}
-    return json.dumps({"format": "chunkviz-cost-profile", "version": 1, "device": "cpu", "device_name": "x",
-                       "dtype": "float32", "model": model, "use_rope": True, "hardware": hw, "versions": {},
-                       "check": {"max_abs_diff": 0.0, "tolerance": 1e-3},
-                       "timing": {"method": "perf_counter", "num_warmup": 0, "num_repeats": 1},
-                       "prefill": [{"chunk_tokens": 64, **point}], "decode": [{"batch_size": 1, **point}]})
+_profile = profile_json  # one builder for the catalogue script and these tests
 
 
 FILES = {

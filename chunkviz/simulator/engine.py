@@ -80,21 +80,45 @@ def _rejection_reason(config: SimConfig, run: RunState, request: Request) -> str
     return None
 
 
+def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
+    """The scheduler's view of one run: queues, KV manager, resolved knobs and the policy's victim rule."""
+    kv = make_kv_manager(config, list(pending), emit)
+    entry = policy_entry(config.scheduler.policy)
+    return SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler,
+                        knobs=resolve_knobs(config, kv.num_total_blocks), emit=emit, victim=entry.victim,
+                        forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
+                        and any(r.n_samples > 1 for r in pending))
+
+
+def _idle_plan(run: RunState, pending: deque[Request], now_s: float, num_idle_plans: int) -> float:
+    """A plan with nothing to run: wait for the next arrival, or (safety net) reject a head that can never start
+    on an idle engine. Returns the clock."""
+    ctx = run.ctx
+    if ctx.waiting and not ctx.running and num_idle_plans > 2:
+        head = ctx.waiting.popleft()
+        reject(run, head.request, "could not be scheduled even on an idle engine", now_s)
+    elif pending and not ctx.running:
+        now_s = max(now_s, pending[0].arrival_s)
+    return now_s
+
+
+def _check_step_limit(run: RunState, step_limit: int, config: SimConfig) -> None:
+    if run.num_steps >= step_limit:
+        raise SimulationLimitError(f"simulation stopped at the limit of max_num_steps={step_limit} engine steps"
+                                   f"{' (detailed runs)' if step_limit < config.max_num_steps else ''}; "
+                                   f"use fewer requests or a larger budget")
+
+
 def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     """Run the engine over `requests` (ids in arrival order) and return the full trace."""
     pending = deque(_check_requests(requests))
     events: list[object] = []
     emit = events.append if config.record_detail else (lambda event: None)
-    kv = make_kv_manager(config, list(pending), emit)
-    entry = policy_entry(config.scheduler.policy)
-    ctx = SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler,
-                       knobs=resolve_knobs(config, kv.num_total_blocks), emit=emit, victim=entry.victim,
-                       forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
-                       and any(r.n_samples > 1 for r in pending))
+    ctx = _context(config, pending, emit)
     run = RunState(config=config, ctx=ctx)
-    policy = entry.schedule
+    policy = policy_entry(config.scheduler.policy).schedule
     cost_of = make_step_coster(config)
-    ff = fast_forward.make_fast_forward(config, kv, cost_of, ctx.knobs)
+    ff = fast_forward.make_fast_forward(config, ctx.kv, cost_of, ctx.knobs)
     records: list[StepRecord] = []
     now_s, num_idle_plans, num_detail_entries = 0.0, 0, 0
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps
@@ -106,12 +130,11 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             _arrive(config, run, pending.popleft(), emit, t_s)
         return pending[0].arrival_s if pending else math.inf
     for _ in range(guard):  # bounded; real steps are also capped below
-        while pending and pending[0].arrival_s <= now_s:
-            _arrive(config, run, pending.popleft(), emit, now_s)
+        next_arrival_s = admit_due(now_s)
         if not ctx.running and not ctx.waiting:
             if not pending:
                 break
-            now_s = pending[0].arrival_s  # idle: jump to the next arrival
+            now_s = next_arrival_s  # idle: jump to the next arrival
             continue
         if ff is not None:  # steady decode-only stretch: same results, O(1) work per step
             ff_end_s = fast_forward.advance(ff, run, now_s, admit_due, step_limit)
@@ -123,41 +146,47 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             reject(run, seq.request, reason, now_s)
         if not plan.items:
             num_idle_plans += 1
-            if ctx.waiting and not ctx.running and num_idle_plans > 2:
-                # Safety net: nothing runs and the head still cannot start, so it never will.
-                head = ctx.waiting.popleft()
-                reject(run, head.request, "could not be scheduled even on an idle engine", now_s)
-            elif pending and not ctx.running:
-                now_s = max(now_s, pending[0].arrival_s)
+            now_s = _idle_plan(run, pending, now_s, num_idle_plans)
             continue
         num_idle_plans = 0
-        if run.num_steps >= step_limit:
-            raise SimulationLimitError(f"simulation stopped at the limit of max_num_steps={step_limit} engine steps"
-                                       f"{' (detailed runs)' if step_limit < config.max_num_steps else ''}; "
-                                       f"use fewer requests or a larger budget")
-        shape, chunks = shape_and_chunks(plan, config.record_detail)
-        cost = cost_of(shape)
-        start_s, now_s = now_s, now_s + cost.total_s
-        stalled = _stalled(plan, ctx.running)
-        decision = decide(ctx, plan, stalled) if config.record_detail else None
-        if stalled:
-            run.num_stall_steps += 1
-            emit(DecodeStalled(tuple(sorted({s.request.request_id for s in stalled}))))
-        apply_plan(run, plan, start_s, now_s)
-        run.record_step(cost, len(stalled))
+        _check_step_limit(run, step_limit, config)
+        now_s, record = _step(run, plan, cost_of, now_s)
         if config.record_detail:
             num_detail_entries = _count_detail(num_detail_entries, ctx)
-            records.append(StepRecord(
-                step=run.num_steps - 1, start_s=start_s, duration_s=cost.total_s, chunks=chunks, cost=cost,
-                events=tuple(events), num_waiting=len(ctx.waiting), num_running=len(ctx.running),
-                num_used_blocks=kv.num_used_blocks(), num_stalled_decodes=len(stalled),
-                snapshot=take_snapshot(ctx.waiting, ctx.running, kv), decision=decision))
+            records.append(record(tuple(events)))
             events.clear()
     else:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")
     if ff is not None:
         fast_forward.finalize(ff, run)
     return run.to_trace(tuple(records), now_s)
+
+
+def _step(run: RunState, plan, cost_of, now_s: float):
+    """Price and apply one planned step; returns its end time and, for detailed runs, a builder of its StepRecord
+    from the step's events. The decision is taken before the plan is applied (it reads the queues as planned)."""
+    ctx, detail = run.ctx, run.config.record_detail
+    shape, chunks = shape_and_chunks(plan, detail)
+    cost = cost_of(shape)
+    start_s, end_s = now_s, now_s + cost.total_s
+    stalled = _stalled(plan, ctx.running)
+    decision = decide(ctx, plan, stalled) if detail else None
+    if stalled:
+        run.num_stall_steps += 1
+        ctx.emit(DecodeStalled(tuple(sorted({s.request.request_id for s in stalled}))))
+    apply_plan(run, plan, start_s, end_s)
+    run.record_step(cost, len(stalled))
+    if not detail:  # metrics-only runs (the hot path) build no record
+        return end_s, None
+
+    def record(events: tuple) -> StepRecord:
+        kv = ctx.kv
+        return StepRecord(
+            step=run.num_steps - 1, start_s=start_s, duration_s=cost.total_s, chunks=chunks, cost=cost,
+            events=events, num_waiting=len(ctx.waiting), num_running=len(ctx.running),
+            num_used_blocks=kv.num_used_blocks(), num_stalled_decodes=len(stalled),
+            snapshot=take_snapshot(ctx.waiting, ctx.running, kv), decision=decision)
+    return end_s, record
 
 
 def _stalled(plan, running: list[SeqState]) -> list[SeqState]:
