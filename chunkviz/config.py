@@ -172,7 +172,7 @@ class CacheConfig:
     enable_prefix_caching: bool = field(default=False, metadata={"help": "Reuse cached full blocks across requests"})
     eviction: str = field(default="lru", metadata={"help": "Which cached free block dies first: lru, fifo or lfu"})
     allocation: str = field(default="incremental", metadata={
-        "help": "incremental (vLLM v1: blocks per step) or reserve (v0/Sarathi: whole prompt at admission)"})
+        "help": "incremental (vLLM V1: blocks per step) or reserve (v0/Sarathi: whole prompt at admission)"})
 
     def __post_init__(self) -> None:
         _check_positive_int("block_size", self.block_size)

@@ -33,7 +33,9 @@ def _ms(value: float | None) -> str:
 def metric_cards(m: Metrics, base: Metrics | None = None) -> None:
     """TTFT, TBT and throughput cards; with `base`, deltas against it (lower latency is green)."""
     def delta_ms(a: float | None, b: float | None) -> str | None:
-        return None if base is None or finite(a) is None or finite(b) is None else t("unit.delta_ms", v=(a - b) * 1e3)
+        if base is None or finite(a) is None or finite(b) is None:
+            return None
+        return t("unit.delta_ms", v=round((a - b) * 1e3, 1) + 0.0)  # + 0.0: a rounded -0.0 reads "+0.0 ms"
 
     cols = st.columns(4)
     cols[0].metric(t("metric.ttft_p50"), _ms(m.ttft_s.p50), delta_ms(m.ttft_s.p50, base and base.ttft_s.p50),

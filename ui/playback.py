@@ -45,7 +45,8 @@ def playback(key: str, num_positions: int, jumps: dict[str, Callable[[int], int 
     url_state.seed(key, 0, url_state.int_parser(0, 10_000_000))
     clamp_cursor(key, num_positions)
     _autoplay(key, num_positions)  # before the slider: an inline tick may still move the cursor legally
-    cols = st.columns([1.3, 1.3, 5.4, 1.2, 1.6], vertical_alignment="bottom")
+    # Wide enough for "◀ 上一步" plus the shortcut badge at 1280 px beside the sidebar (no truncated label).
+    cols = st.columns([1.8, 1.8, 4.4, 1.2, 1.6], vertical_alignment="bottom")
     cols[0].button(t("play.prev"), key=f"{key}_prev", on_click=_move, args=(key, -1, num_positions),
                    shortcut="Left")
     cols[1].button(t("play.next"), key=f"{key}_next", on_click=_move, args=(key, 1, num_positions),

@@ -96,11 +96,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.body.5": (
         "**Static batching** admits a batch and waits for its last request to finish before admitting anyone "
         "else. **Continuous batching** (Orca, iteration-level scheduling) re-forms the batch every step: finished "
-        "requests leave, new ones join. **Decode-first** (stall-free) batching, as in Sarathi-Serve and vLLM v1, "
+        "requests leave, new ones join. **Decode-first** (stall-free) batching, as in Sarathi-Serve and vLLM V1, "
         "fills each step with the running decodes first and gives what is left of the budget to prompt chunks, "
         "so the GPU's work per step stays level instead of swinging between huge prefills and tiny decodes.",
         "**静态批处理**收下一批请求，要等这批里最后一个请求完成才接新的。**连续批处理**（Orca 的迭代级调度）每一步都重组"
-        "批次：完成的离开，新来的加入。**解码优先**（无卡顿）批处理，如 Sarathi-Serve 和 vLLM v1，每一步先放进正在解码的"
+        "批次：完成的离开，新来的加入。**解码优先**（无卡顿）批处理，如 Sarathi-Serve 和 vLLM V1，每一步先放进正在解码的"
         "请求，再把剩下的预算分给提示词块，于是 GPU 每步的工作量保持平稳，不再在巨大的预填充和很小的解码之间来回摆动。"),
     "chx.q.5": ("Static batching: R1 arrives 64 ms after R0, which started alone. When does R1 get its first token?",
                 "静态批处理：R0 独自开始，R1 晚 64 毫秒到达。R1 什么时候拿到首个 token？"),
@@ -260,9 +260,9 @@ TEXTS: dict[str, tuple[str, str]] = {
                  "自己的三角部分，正好是一次算完时它能看到的集合（第 3 章）。"),
     "chx.iq.2": ("What does max_num_batched_tokens bound, and where do decodes fit in it?",
                  "max_num_batched_tokens 限制的是什么？解码放在哪里？"),
-    "chx.ia.2": ("The tokens of one engine step, all requests together. In vLLM v1 the running decodes take one "
+    "chx.ia.2": ("The tokens of one engine step, all requests together. In vLLM V1 the running decodes take one "
                  "token each first; the prompt chunks get what is left (chapter 8, claim 3).",
-                 "一个引擎步里所有请求加起来的 token 数。在 vLLM v1 中，正在解码的请求先各拿一个 token，剩下的才给提示词块"
+                 "一个引擎步里所有请求加起来的 token 数。在 vLLM V1 中，正在解码的请求先各拿一个 token，剩下的才给提示词块"
                  "（第 8 章第 3 条）。"),
     "chx.iq.3": ("Why can chunking raise TTFT, and what can an engine do about it?",
                  "为什么分块可能让首字延迟变高？引擎能做什么？"),

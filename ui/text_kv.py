@@ -34,7 +34,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kv.evict.fifo": ("FIFO (cached earliest first)", "FIFO（最早缓存的先淘汰）"),
     "kv.evict.lfu": ("LFU (fewest prefix hits first)", "LFU（前缀命中最少的先淘汰）"),
     "kv.alloc": ("Allocation", "分配方式"),
-    "kv.alloc.incremental": ("incremental (vLLM v1: blocks as tokens arrive)", "增量（vLLM v1：算到哪分到哪）"),
+    "kv.alloc.incremental": ("incremental (vLLM V1: blocks as tokens arrive)", "增量（vLLM V1：算到哪分到哪）"),
     "kv.alloc.reserve": ("reserve (whole prompt at admission)", "预留（准入时预留整段提示词）"),
     "kv.limits": (
         "Teaching scale: {lo}–{hi} requests, a cache of {blo}–{bhi} blocks, prompts of tens to a few hundred tokens "

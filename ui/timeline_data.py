@@ -64,7 +64,8 @@ def cards(tr: Tr, m: Metrics, base: Metrics | None) -> list[dict]:
     for dist_name, pct in (("ttft_s", "p50"), ("ttft_s", "p99"), ("tbt_s", "p50"), ("tbt_s", "p99")):
         v = getattr(getattr(m, dist_name), pct)
         b = None if base is None else getattr(getattr(base, dist_name), pct)
-        delta = None if v is None or b is None else tr("unit.delta_ms", v=(v - b) * 1e3)
+        # + 0.0 turns a rounded -0.0 into 0.0, so an equal pair reads "+0.0 ms", not "-0.0 ms"
+        delta = None if v is None or b is None else tr("unit.delta_ms", v=round((v - b) * 1e3, 1) + 0.0)
         same = delta is None or abs(v - b) < 5e-5  # equal at the 0.1 ms shown: neither better nor worse
         out.append({"value": _ms(tr, v), "delta": delta, "good": None if same else v < b})
     thr = m.throughput_output_tokens_per_s

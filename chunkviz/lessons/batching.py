@@ -15,7 +15,7 @@ from chunkviz.simulator.trace import Trace
 
 # Mode id → policy. Static batching: a batch runs until its last request finishes (FasterTransformer-era serving).
 # Continuous: Orca's iteration-level scheduling (Yu et al., OSDI'22) — admit and retire between steps — with vLLM
-# V0's prefill-first rule. Decode-first: Sarathi-Serve's stall-free batching (Agrawal et al., OSDI'24), vLLM v1.
+# V0's prefill-first rule. Decode-first: Sarathi-Serve's stall-free batching (Agrawal et al., OSDI'24), vLLM V1.
 MODES: tuple[tuple[str, str], ...] = (("static", STATIC), ("continuous", PREFILL_FIRST), ("decode_first", DECODE_FIRST))
 
 
