@@ -66,17 +66,17 @@ def test_every_preset_and_policy_gives_identical_json(capsys, preset, policy):
 
 
 @pytest.mark.parametrize("name", sorted(FALLBACKS))
-@pytest.mark.parametrize("policy", ("chunked", "monolithic", "static"))
+@pytest.mark.parametrize("policy", sorted(ALLOWED_POLICIES))
 def test_fallback_scenarios_give_identical_json(capsys, name, policy):
     extra = list(FALLBACKS[name])
-    if policy != "chunked" and name != "small-budget" and "--max-num-batched-tokens" in extra:
+    if policy not in ("chunked", "sarathi") and name != "small-budget" and "--max-num-batched-tokens" in extra:
         i = extra.index("--max-num-batched-tokens")  # without chunking the budget must cover max_model_len
         del extra[i:i + 2]
     argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
             "--prompt-tokens", "200", "--output-tokens", "80", "--seed", "3", *extra]
     if policy == "static" and name == "small-budget":
         argv += ["--prompt-tokens", "8", "--length-dist", "fixed"]  # static admits it; prompts must fit unchunked
-    elif policy == "monolithic" and name == "small-budget":
+    elif policy in ("monolithic", "vllm-nochunk") and name == "small-budget":
         # vLLM refuses a budget below max_model_len without chunking; both paths must refuse it alike.
         assert main(["simulate", "--json", *argv]) == 2
         assert main(["simulate", "--json", *argv, "--no-fast-forward"]) == 2

@@ -50,7 +50,9 @@ Row = tuple[SeqState, int, int, int, int, int]
 # Policies whose plan, with nothing waiting and every running sequence decode-ready within the budget, is exactly
 # "one token to each running sequence, in list order". A new policy joins only after checking that (and the
 # equality tests in tests/test_fast_forward.py) — e.g. SGLang's new_token_ratio changes every step, so it is out.
-ALLOWED_POLICIES: frozenset[str] = frozenset({"chunked", "monolithic", "static"})
+# vLLM V1 without chunking and Sarathi run their running list first (schedule_running in list order), so with
+# nothing waiting their plan is the same one-token-each step.
+ALLOWED_POLICIES: frozenset[str] = frozenset({"chunked", "monolithic", "static", "vllm-nochunk", "sarathi"})
 
 
 @dataclass(slots=True)
