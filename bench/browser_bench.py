@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port, start_server  # noqa: E402
 
 QUIET_MS = 700
 OBSERVE_JS = """() => {
@@ -41,25 +40,6 @@ SETTLE_JS = """([t0, quiet]) => new Promise((resolve) => {
   };
   setTimeout(check, 50);
 })"""
-
-
-def start_server(root: Path, port: int) -> subprocess.Popen:
-    import urllib.request
-
-    cmd = [str(root / ".venv" / "bin" / "python"), "-m", "streamlit", "run", str(root / "app.py"),
-           "--server.headless=true", "--server.address=127.0.0.1", f"--server.port={port}",
-           "--browser.gatherUsageStats=false", "--server.fileWatcherType=none", "--global.developmentMode=false",
-           "--client.toolbarMode=minimal"]
-    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):  # bounded: about 60 s
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("server did not become healthy")
 
 
 def wait_idle(page) -> None:
@@ -117,7 +97,8 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
-    proc = start_server(args.root.resolve(), port)
+    root = args.root.resolve()
+    proc = start_server(port, root, str(root / ".venv" / "bin" / "python"))
     base = f"http://127.0.0.1:{port}"
     try:
         with sync_playwright() as pw:

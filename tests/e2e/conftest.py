@@ -28,11 +28,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless=true",
+def start_server(port: int, root: Path = ROOT, python: str = sys.executable) -> subprocess.Popen:
+    """Serve `root`'s app (bench/browser_bench.py serves another checkout with its own venv) and wait until healthy."""
+    cmd = [python, "-m", "streamlit", "run", str(root / "app.py"), "--server.headless=true",
            "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none", "--global.developmentMode=false", "--client.toolbarMode=minimal"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # bounded wait for /_stcore/health
         try:
