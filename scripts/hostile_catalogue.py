@@ -30,7 +30,8 @@ GPU = {"peak_tflops": 989, "hbm_tb_per_s": 3.35, "memory_gb": 80}
 SIM = ["simulate", "--json", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
 
 
-def _deep(depth: int) -> str:
+def deep_json(depth: int) -> str:
+    """JSON arrays nested `depth` levels (the gate allows 32)."""
     return "[" * depth + "]" * depth
 
 
@@ -48,23 +49,24 @@ def profile_json(median_s: float) -> str:
                        "prefill": [{"chunk_tokens": 64, **point}], "decode": [{"batch_size": 1, **point}]})
 
 
-def _mooncake(timestamp: str = "0", hash_ids: str = "[1]", length: int = 100) -> str:
+def mooncake_line(timestamp: str = "0", hash_ids: str = "[1]", length: int = 100) -> str:
+    """One Mooncake JSONL line with the given raw timestamp and hash_ids text."""
     return f'{{"timestamp": {timestamp}, "input_length": {length}, "output_length": 4, "hash_ids": {hash_ids}}}\n'
 
 
 def _files(tmp: Path) -> dict[str, Path]:
     """Every bad file a case may name, written once."""
     texts = {
-        "deep_model.json": '{"a": ' + _deep(100_000) + "}",
-        "deep_gpu.json": '{"peak_tflops": ' + _deep(100_000) + "}",
-        "deep_profile.json": '{"format": ' + _deep(100_000) + "}",
-        "deep_mooncake.jsonl": _mooncake(hash_ids=_deep(100_000)),
-        "digits_mooncake.jsonl": _mooncake(timestamp="9" * 5000),
-        "bigint_mooncake.jsonl": _mooncake(timestamp="1" + "0" * 400),
-        "bigfloat_mooncake.jsonl": _mooncake(timestamp="1e400"),
-        "late_mooncake.jsonl": _mooncake("0") + _mooncake("1e303"),
+        "deep_model.json": '{"a": ' + deep_json(100_000) + "}",
+        "deep_gpu.json": '{"peak_tflops": ' + deep_json(100_000) + "}",
+        "deep_profile.json": '{"format": ' + deep_json(100_000) + "}",
+        "deep_mooncake.jsonl": mooncake_line(hash_ids=deep_json(100_000)),
+        "digits_mooncake.jsonl": mooncake_line(timestamp="9" * 5000),
+        "bigint_mooncake.jsonl": mooncake_line(timestamp="1" + "0" * 400),
+        "bigfloat_mooncake.jsonl": mooncake_line(timestamp="1e400"),
+        "late_mooncake.jsonl": mooncake_line("0") + mooncake_line("1e303"),
         "late.csv": "arrival_s,prompt_tokens,output_tokens\n0,64,4\n1e300,64,4\n",
-        "late_hash_mooncake.jsonl": _mooncake(hash_ids="[" + "9" * 4000 + "]"),
+        "late_hash_mooncake.jsonl": mooncake_line(hash_ids="[" + "9" * 4000 + "]"),
         "dtype_list.json": json.dumps({**LLAMA_CONFIG, "torch_dtype": ["bfloat16"]}),
         "dtype_dict.json": json.dumps({**LLAMA_CONFIG, "torch_dtype": {"a": 1}}),
         "bigint_model.json": '{"num_hidden_layers": 1' + "0" * 5000 + "}",
@@ -79,7 +81,7 @@ def _files(tmp: Path) -> dict[str, Path]:
         "tiny_profile.json": profile_json(5e-324),
         "nan_profile.json": profile_json(1.0).replace('"median_s": 1.0', '"median_s": NaN', 1),
         "many_hash_mooncake.jsonl": "".join(
-            _mooncake(str(i), "[" + ",".join(str(i * 2000 + j) for j in range(1954)) + "]", 1_000_000)
+            mooncake_line(str(i), "[" + ",".join(str(i * 2000 + j) for j in range(1954)) + "]", 1_000_000)
             for i in range(1300)),
         "bom_only.csv": "\ufeff",
         "nul.csv": "arrival_s,prompt_tokens,output_tokens\n0,64\x00,4\n",
@@ -97,8 +99,8 @@ def _files(tmp: Path) -> dict[str, Path]:
 
 # Contents every file-reading flag is fed (class, name, text); each must be refused with one line.
 GENERIC_BAD = [
-    ("nesting", "nested 100,000 deep", '{"x": ' + _deep(100_000) + "}"),
-    ("nesting", "nested 40 deep", '{"x": ' + _deep(40) + "}"),
+    ("nesting", "nested 100,000 deep", '{"x": ' + deep_json(100_000) + "}"),
+    ("nesting", "nested 40 deep", '{"x": ' + deep_json(40) + "}"),
     ("digits", "a 5,000-digit integer", '{"x": ' + "7" * 5000 + "}"),
     ("digits", "an integer of 10^400", '{"x": 1' + "0" * 400 + "}"),
     ("nan", "NaN literal", '{"x": NaN}'),

@@ -20,7 +20,7 @@ from chunkviz.cost.profile import profile_from_json
 from chunkviz.errors import InputError
 from chunkviz.inputs import MAX_JSON_DEPTH, parse_json, read_bounded, strict_dumps
 from chunkviz.workloads.loaders import load_trace
-from scripts.hostile_catalogue import profile_json
+from scripts.hostile_catalogue import deep_json, mooncake_line, profile_json
 
 SIM = ["simulate", "--json", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
 LLAMA = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -31,14 +31,7 @@ SAMPLE = "chunkviz/data/azure_conv_sample.csv"
 LIMIT_S = "the limit is 1e+08 s (about 3.2 years), where the simulator's clock still resolves 15 ns"
 
 
-def _deep(depth: int) -> str:
-    return "[" * depth + "]" * depth
-
-
-def _mooncake(timestamp: str = "0", hash_ids: str = "[1]", length: int = 100) -> str:
-    return f'{{"timestamp": {timestamp}, "input_length": {length}, "output_length": 4, "hash_ids": {hash_ids}}}\n'
-
-
+_deep, _mooncake = deep_json, mooncake_line  # the catalogue script's builders
 _profile = profile_json  # one builder for the catalogue script and these tests
 
 
