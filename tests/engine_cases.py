@@ -21,10 +21,10 @@ from chunkviz.cost.catalogue import get_gpu, get_model
 from chunkviz.request import Request, Segment
 from chunkviz.simulator.trace import StepRecord, Trace
 
-try:  # the policy registry, where policy names and traits live once the `policies` branch lands
+try:  # the policy registry, where policy names and traits live
     from chunkviz.simulator.policies.registry import POLICY_NAMES, REGISTRY
-except ImportError:  # before it: the names in config, and the two policies that never chunk a prompt
-    from chunkviz.simulator.policies.registry import POLICY_NAMES
+except ImportError:  # an older checkout measured by scripts/invariant_census.py (the "before" figures): config's names
+    from chunkviz.config import POLICY_NAMES
     REGISTRY = None
 
 MAX_TEST_STEPS = 20_000  # a livelock fails fast instead of running to the engine's two-million-step bound
@@ -33,12 +33,10 @@ MAX_TEST_STEPS = 20_000  # a livelock fails fast instead of running to the engin
 MODEL = dataclasses.replace(get_model("llama-3-8b"), max_model_len_tokens=1024)
 # Policies whose steps never mix prefill and decode tokens: vLLM V0 without chunking (schedule_monolithic), static
 # batching (a batch is admitted only onto an empty engine).
-# Under long_prefill_token_threshold the unchunked policies are checked by monolithic_violations instead (their fix
-# is on the policies branch).
+# Under long_prefill_token_threshold the unchunked policies are checked by monolithic_violations instead.
 NO_MIX_POLICIES = {"monolithic": lambda s: s.long_prefill_token_threshold == 0,
                    "static": lambda s: s.long_prefill_token_threshold == 0}
-# SGLang without --enable-mixed-chunk is prefill-first too, but its rule is checked apart (sglang_violations): a
-# random run found a preempted request's recompute prefill continued inside a decode step (both branches).
+# SGLang without --enable-mixed-chunk is prefill-first too; its rule has a test of its own (sglang_violations).
 SGLANG_NO_MIX = lambda s: s.policy == "sglang" and not getattr(s, "sglang_enable_mixed_chunk", False)  # noqa: E731
 
 

@@ -86,7 +86,7 @@ class FastForward:
 
 def make_fast_forward(config: SimConfig, kv: object, coster: object, knobs: Knobs) -> FastForward | None:
     """A FastForward when this run may use it, else None (the exact path does everything)."""
-    if (not getattr(config, "fast_forward", True) or config.record_detail or config.cost_profile is not None
+    if (not config.fast_forward or config.record_detail or config.cost_profile is not None
             or config.scheduler.policy not in ALLOWED_POLICIES
             or config.scheduler.long_prefill_token_threshold != 0
             or type(kv) is not CountingKvManager or type(coster) is not StepCoster):
