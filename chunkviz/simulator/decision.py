@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chunkviz.simulator.sched_common import Plan, SchedContext
+from chunkviz.simulator.sched_common import Plan, SchedContext, seats_taken
 from chunkviz.simulator.sequence import SeqState
 
 MAX_WAITING_IDS = 8  # enough to name who waits; a long queue is summarised by StepRecord.num_waiting
@@ -31,7 +31,7 @@ def _wait_reason(ctx: SchedContext, plan: Plan, head: SeqState) -> str:
         return "memory"  # vLLM V1 admits nothing in a step that had to preempt (Scheduler.schedule)
     if left <= 0:
         return "budget"
-    if len(ctx.running) + head.seats_needed > ctx.knobs.max_num_seqs:
+    if seats_taken(ctx) + head.seats_needed > ctx.knobs.max_num_seqs:  # admit_waiting's own count
         return "seats"
     need = head.num_tokens - head.num_computed_tokens
     if not ctx.knobs.chunks_prompts and need > left:
