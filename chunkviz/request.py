@@ -41,6 +41,10 @@ class Request:
     segments: tuple[Segment, ...] | None = None
     # Segment key of the generated tokens (sample 0); a later turn that quotes this answer uses the same key.
     output_key: str | None = None
+    # Disaggregated serving (simulator/deployment.py): the prompt's KV cache and the first output token were made on a
+    # prefill instance and arrive with the request at `arrival_s`; this engine only decodes (vLLM's KV connectors load
+    # them as "external computed tokens", KVConnectorBase_V1.get_num_new_matched_tokens).
+    kv_transferred: bool = False
 
     def __post_init__(self) -> None:
         if self.prompt_tokens < 1:
@@ -54,6 +58,8 @@ class Request:
         if not self.arrival_s <= MAX_TIME_S:  # beyond it the float clock loses the step times (chunkviz.inputs)
             raise ValueError(f"request {self.request_id}: arrival_s is {self.arrival_s:g} s; the limit is "
                              f"{MAX_TIME_S:g} s (about 3.2 years), where the simulator's clock still resolves 15 ns")
+        if self.kv_transferred and (self.output_tokens < 2 or self.n_samples != 1):
+            raise ValueError(f"request {self.request_id}: a transferred prompt needs output_tokens >= 2 and n_samples 1")
         if self.segments is not None and sum(s.num_tokens for s in self.segments) != self.prompt_tokens:
             raise ValueError(f"request {self.request_id}: segments must add up to prompt_tokens")
 

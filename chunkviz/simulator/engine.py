@@ -64,7 +64,7 @@ def _rejection_reason(config: SimConfig, run: RunState, request: Request) -> str
     if total > config.model.max_model_len_tokens:
         return (f"prompt + output = {total} tokens exceeds the model's max length "
                 f"{config.model.max_model_len_tokens}")
-    if not knobs.chunks_prompts and request.prompt_tokens > knobs.max_num_batched_tokens:
+    if not knobs.chunks_prompts and not request.kv_transferred and request.prompt_tokens > knobs.max_num_batched_tokens:
         return (f"prompt of {request.prompt_tokens} tokens exceeds max_num_batched_tokens="
                 f"{knobs.max_num_batched_tokens} and policy {config.scheduler.policy} does not chunk prompts "
                 f"(the engine rejects it)")
@@ -206,6 +206,8 @@ def _arrive(config: SimConfig, run: RunState, request: Request, emit, now_s: flo
         reject(run, request, reason, now_s)
         return
     run.seqs[request.request_id] = seqs = _sequences(config, request)
+    if request.kv_transferred:  # its first token came with the KV (simulator/deployment.py)
+        run.first_token_s[request.request_id] = request.arrival_s
     run.ctx.waiting.extend(seqs)
 
 
@@ -215,6 +217,9 @@ def _sequences(config: SimConfig, request: Request) -> list[SeqState]:
     sequence that forks n - 1 samples after the prompt and shares every block with copy-on-write."""
     detail = config.record_detail
     n = request.n_samples
+    if request.kv_transferred:  # prompt in the cache and first token sampled elsewhere: it waits to decode
+        return [SeqState(request=request, num_output_tokens=1, kv_transferred_tokens=request.prompt_tokens,
+                         last_token_s=request.arrival_s, token_times_s=[request.arrival_s] if detail else None)]
     if n > 1 and config.scheduler.parallel_sampling == "v1-children":
         return [SeqState(request=request, sample_index=i, token_times_s=[] if detail else None) for i in range(n)]
     return [SeqState(request=request, token_times_s=[] if detail else None, num_forks_pending=n - 1)]

@@ -87,6 +87,7 @@ def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
     freed = ctx.kv.free(victim.key)
     victim.num_computed_tokens = 0
     victim.kv_capacity_tokens = 0
+    victim.kv_transferred_tokens = 0  # the received KV went with the blocks: recomputed here, as vLLM's decode side
     victim.num_preemptions += 1
     ctx.waiting.appendleft(victim)
     plan.preempted.append(victim)
@@ -149,10 +150,15 @@ def admit_one(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_tokens: int,
     """Move the head of the queue to running with `num_new_tokens` scheduled; False (nothing changed) if its
     blocks do not fit. Waiting requests never preempt running ones."""
     hit_tokens = len(hit_ids) * ctx.kv.block_size
-    seq.num_computed_tokens = hit_tokens
+    # A transferred prompt is already computed (vLLM: the connector's tokens count as computed before scheduling).
+    seq.num_computed_tokens = max(hit_tokens, seq.kv_transferred_tokens)
     if not allocate(ctx, seq, num_new_tokens, hit_ids):
         seq.num_computed_tokens = 0
         return False
+    if seq.kv_transferred_tokens > hit_tokens and ctx.kv.tracks_content:
+        # The connector wrote the prompt's KV into the blocks (vLLM caches them on receipt,
+        # Scheduler._update_waiting_for_remote_kv -> cache_blocks).
+        ctx.kv.on_computed(seq.key, seq.content, hit_tokens, seq.kv_transferred_tokens)
     ctx.waiting.popleft()
     ctx.running.append(seq)
     ctx.admit_counter[0] += 1
@@ -185,7 +191,7 @@ def admit_waiting(ctx: SchedContext, plan: Plan, tokens_left: int, allow_chunk: 
             break
         hit_ids = prefix_hit(ctx, seq)
         hit_tokens = len(hit_ids) * ctx.kv.block_size
-        want = cap_chunk(ctx, seq.num_tokens - hit_tokens)
+        want = cap_chunk(ctx, seq.num_tokens - max(hit_tokens, seq.kv_transferred_tokens))
         if want > tokens_left and not allow_chunk:
             if not plan.items and want > ctx.max_num_batched_tokens:
                 ctx.waiting.popleft()

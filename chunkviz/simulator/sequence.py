@@ -24,6 +24,7 @@ class SeqState:
     prefix_query_tokens: int = 0  # tokens looked up in the prefix cache at its first admission
     prefix_hit_tokens_readmitted: int = 0  # the same at admissions after a preemption, counted apart (as vLLM)
     prefix_query_tokens_readmitted: int = 0
+    kv_transferred_tokens: int = 0  # prompt tokens whose KV came from a prefill instance (0 once preempted)
     num_forks_pending: int = 0  # V0-style parallel sampling: samples this sequence forks after its prompt
     max_gap_s: float | None = None  # longest gap between two of this sequence's output tokens
     kv_capacity_tokens: int = 0  # tokens its blocks can hold (kept by sched_common for the fast decode path)
