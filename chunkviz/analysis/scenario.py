@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from chunkviz.cost.catalogue import GPUS, MODELS
 from chunkviz.config import CacheConfig, CostConfig, GpuSpec, ModelSpec, SchedulerConfig, SimConfig
 from chunkviz.cost.profile import CostProfile
+from chunkviz.simulator.deployment import DeploymentSpec, run_deployment
 from chunkviz.simulator.engine import simulate
 from chunkviz.workloads.presets import make_workload
 from chunkviz.request import Request
@@ -34,6 +35,8 @@ class Scenario:
     cost_profile: CostProfile | None = None
     # Off only to check the fast path against the exact one (results are identical either way).
     fast_forward: bool = True
+    # Several instances (simulator/deployment.py); None = one engine, as every run before deployments existed.
+    deployment: DeploymentSpec | None = None
 
     def sim_config(self) -> SimConfig:
         return SimConfig(model=self.model, gpu=self.gpu, scheduler=self.scheduler, cache=self.cache,
@@ -54,4 +57,7 @@ DEFAULT_SCENARIO = Scenario()
 
 
 def run_scenario(scenario: Scenario) -> Trace:
+    """The trace of the run; for a deployment, the merged one (the user's view of every request)."""
+    if scenario.deployment is not None:
+        return run_deployment(scenario.sim_config(), scenario.requests(), scenario.deployment).trace
     return simulate(scenario.sim_config(), scenario.requests())

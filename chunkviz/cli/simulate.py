@@ -25,10 +25,12 @@ from chunkviz.inputs import read_bounded, strict_dumps
 from chunkviz.workloads.presets import PRESETS
 from chunkviz.request import Request
 from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.analysis.deployment import deployment_json, deployment_summary, run_deployment_scenario
 from chunkviz.simulator.trace import Trace
 from chunkviz.workloads.loaders import load_trace
 from chunkviz.workloads.select import select
 from chunkviz.workloads.generators import ARRIVALS, LENGTH_DISTS, WorkloadSpec
+from chunkviz.cli.deploy_flags import add_deployment_flags, deployment_from_args
 
 MAX_SPEC_BYTES = 1_000_000
 
@@ -63,6 +65,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
     _add_cache_flags(p)
+    add_deployment_flags(p)
     p.add_argument("--slo-ttft-ms", type=float, default=None)
     p.add_argument("--slo-tbt-ms", type=float, default=None,
                    help="token pace: mean TPOT for the vLLM-benchmark goodput, every gap for the strict one")
@@ -135,7 +138,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
                     record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
-                    cost_profile=profile, fast_forward=getattr(args, "fast_forward", True))
+                    cost_profile=profile, fast_forward=getattr(args, "fast_forward", True),
+                    deployment=deployment_from_args(args))
 
 
 def _time_window(text: str | None) -> tuple[float, float] | None:
@@ -197,16 +201,36 @@ def run(args: argparse.Namespace) -> int:
     num_blocks = num_gpu_blocks(config)
     for note in knob_notes(config, resolve_knobs(config, num_blocks), num_blocks):
         sys.stderr.write(f"chunkviz simulate: note: {note}\n")
-    trace = run_scenario(scenario)
-    out = summary_dict(trace, args)
-    out["cost_profile"] = _profile_summary(scenario)
-    if args.trace_out is not None:
-        args.trace_out.write_text(trace.to_json())
+    if scenario.deployment is not None:
+        out = _run_deployment(scenario, args)
+    else:
+        trace = run_scenario(scenario)
+        out = summary_dict(trace, args)
+        out["cost_profile"] = _profile_summary(scenario)
+        if args.trace_out is not None:
+            args.trace_out.write_text(trace.to_json())
     if args.json:
         sys.stdout.write(strict_dumps(out, sort_keys=True) + "\n")
         return 0
     sys.stdout.write(_table(out))
     return 0
+
+
+def deployment_keys(scenario: Scenario, args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
+    """simulate --json of a deployment: every key of a single run (over the merged trace) plus the deployment's."""
+    run = run_deployment_scenario(scenario)
+    out = summary_dict(run.trace, args)
+    out["cost_profile"] = _profile_summary(scenario)
+    slo = Slo(*(None if v is None else v / 1e3 for v in (args.slo_ttft_ms, args.slo_tbt_ms, args.slo_e2e_ms)))
+    out.update(deployment_summary(run, slo))
+    return out, run
+
+
+def _run_deployment(scenario: Scenario, args: argparse.Namespace) -> dict[str, Any]:
+    out, run = deployment_keys(scenario, args)
+    if args.trace_out is not None:
+        args.trace_out.write_text(deployment_json(run))
+    return out
 
 
 def _ms(value: float | None) -> str:
@@ -224,6 +248,14 @@ def _table(out: dict[str, Any]) -> str:
         cp = out["cost_profile"]
         lines.append(f"step times: cost profile measured on {cp['device_name']} ({cp['measured_layers']} layers, "
                      f"scaled x{cp['layer_scale']:.3g} to the model's layers)")
+    if out.get("deployment"):
+        d, kv = out["deployment"], out["kv_transfer_s"]
+        wait = "" if kv is None or kv["p50"] is None else (
+            f", KV transfer wait p50 {kv['p50'] * 1e3:.2f} ms p99 {kv['p99'] * 1e3:.2f} ms")
+        good = "-" if out["goodput_per_gpu"] is None else f"{out['goodput_per_gpu']:.3f}"
+        lines.append(f"deployment {d['label']} on {d['num_gpus']} GPUs: "
+                     f"{out['throughput_output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU, "
+                     f"goodput {good} requests/s per GPU{wait}")
     if out["num_rejected"]:
         lines.append(f"rejected {out['num_rejected']}: first reason: {out['first_rejection_reason']}")
     lines.append(f"throughput {out['throughput_output_tokens_per_s']:.1f} output tokens/s, "

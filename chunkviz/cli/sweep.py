@@ -74,8 +74,10 @@ def grid(args: argparse.Namespace) -> list[tuple[float, int]]:
 def run_job(job: Job) -> dict[str, Any]:
     """One point, exactly as `simulate --json` would print it (module-level: it is sent to worker processes)."""
     scenario, slo_ttft_ms, slo_tbt_ms, slo_e2e_ms = job
-    trace = run_scenario(scenario)
     slos = argparse.Namespace(slo_ttft_ms=slo_ttft_ms, slo_tbt_ms=slo_tbt_ms, slo_e2e_ms=slo_e2e_ms)
+    if scenario.deployment is not None:  # the deployment's keys too, as simulate --json prints them
+        return simulate_cli.deployment_keys(scenario, slos)[0]
+    trace = run_scenario(scenario)
     out = simulate_cli.summary_dict(trace, slos)
     out["cost_profile"] = simulate_cli._profile_summary(scenario)
     return out
