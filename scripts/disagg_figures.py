@@ -39,9 +39,10 @@ from chunkviz.workloads.presets import make_workload  # noqa: E402
 
 SLO = RateSlo(ttft_p90_s=0.5, tbt_p99_s=0.05)
 COLOCATED_BUDGETS = (512, 1024, 2048)
-DOC_TOKENS = (4000, 8000, 10000, 12000, 14000, 16000)
-LINKS = ("nvlink", "rdma-400", "rdma-100", "5", "2", "1")
+DOC_TOKENS = (4000, 6000, 8000, 10000, 12000, 14000, 16000)
+LINKS = ("nvlink", "rdma-400", "rdma-100", "8", "5", "3", "2")
 LINK_DOC_TOKENS = 12000
+SEARCH_TOLERANCE = 0.02  # max_goodput_per_gpu's default bisection tolerance
 
 
 def scenario(num_requests: int, model: str = "llama-3-8b", doc_tokens: int | None = None) -> Scenario:
@@ -73,6 +74,16 @@ def best_colocated(base: Scenario, spec: DeploymentSpec, workers: int) -> tuple[
     return max(zip(found, COLOCATED_BUDGETS))
 
 
+def _winner(scored: list[tuple[float, str]]) -> str:
+    """The best, or a tie when the first two are within the search's tolerance (analysis/deployment.py: 2%)."""
+    (best, name), (second, other) = sorted(scored, reverse=True)[:2]
+    return f"tie {name} / {other}" if best <= second * (1 + SEARCH_TOLERANCE) else name
+
+
+def _budget(value: float, budget: int) -> str:
+    return str(budget) if value > 0 else "-"  # no budget meets the SLO even at the lowest rate
+
+
 def table_a(num_requests: int, workers: int) -> None:
     base = scenario(num_requests)
     print("A. long-among-chats (documents 6-8k), Llama-3-8B, H100, NVLink layerwise; max goodput per GPU (req/s)")
@@ -82,7 +93,7 @@ def table_a(num_requests: int, workers: int) -> None:
     for label, spec in rows:
         if spec.kind == "colocated":
             value, budget = best_colocated(base, spec, workers)
-            print(f"  {label:34} {value:7.2f}   (budget {budget})")
+            print(f"  {label:34} {value:7.2f}   (budget {_budget(value, budget)})")
         else:
             print(f"  {label:34} {search((base, spec, None)):7.2f}")
 
@@ -94,20 +105,20 @@ def table_b(num_requests: int, workers: int) -> None:
         base = scenario(num_requests, "mistral-7b", doc)
         colo, budget = best_colocated(base, colocated(2), workers)
         one, two = map_ordered(search, [(base, disagg(1, 1), None), (base, disagg(2, 1), None)], workers)
-        winner = max((colo, "2 colocated"), (one, "1P+1D"), (two, "2P+1D"))[1]
-        print(f"  {doc:10d} {colo:8.2f} ({budget:4d}) {one:7.2f} {two:7.2f}  {winner}")
+        winner = _winner([(colo, "2 colocated"), (one, "1P+1D"), (two, "2P+1D")])
+        print(f"  {doc:10d} {colo:8.2f} ({_budget(colo, budget):>4}) {one:7.2f} {two:7.2f}  {winner}")
 
 
 def table_c(num_requests: int, workers: int) -> None:
     base = scenario(num_requests, "mistral-7b", LINK_DOC_TOKENS)
     colo, budget = best_colocated(base, colocated(2), workers)
     print(f"C. link speed, {LINK_DOC_TOKENS}-token documents (Mistral-7B): 2P+1D per GPU against 2 colocated "
-          f"({colo:.2f}, budget {budget})")
+          f"({colo:.2f}, budget {_budget(colo, budget)})")
     print(f"  {'link':>10} {'GB/s':>7} {'layerwise':>10} {'after-prefill':>14}  winner (layerwise / after)")
     for link in LINKS:
         values = map_ordered(search, [(base, disagg(2, 1, link, mode), None)
                                       for mode in ("layerwise", "after-prefill")], workers)
-        winners = " / ".join("2P+1D" if v > colo else "colocated" for v in values)
+        winners = " / ".join(_winner([(v, "2P+1D"), (colo, "colocated")]) for v in values)
         gb = parse_kv_link(link).bytes_per_s / 1e9
         print(f"  {KV_LINKS[link].name if link in KV_LINKS else link + ' GB/s':>10} {gb:7.1f} {values[0]:10.2f} "
               f"{values[1]:14.2f}  {winners}")
