@@ -17,6 +17,7 @@ from chunkviz.request import Request
 from chunkviz.simulator.deployment import DeploymentSpec, run_deployment
 from chunkviz.simulator.engine import simulate
 from chunkviz.simulator.kv_link import KV_LINKS, parse_kv_link
+from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.simulator.routing import route_in_flight, route_prefill
 from chunkviz.workloads.generators import WorkloadSpec
 
@@ -54,9 +55,12 @@ def test_layerwise_hides_transfer_behind_the_prefill():
     assert layer.transfers[0].exposed_s < after.transfers[0].exposed_s / 10
 
 
-def test_decode_instances_run_no_prefill_and_prefill_instances_no_decode():
-    run = run_deployment(BASE.sim_config(), BASE.requests(), _disagg(num_prefill_instances=2,
-                                                                     num_decode_instances=2))
+@pytest.mark.parametrize("policy", POLICY_NAMES)
+def test_decode_instances_run_no_prefill_and_prefill_instances_no_decode(policy):
+    # 8192 tokens: the budget vLLM requires of a policy that does not chunk (max_model_len)
+    scenario = replace(BASE, workload=replace(BASE.workload, num_requests=30)).with_policy(policy, 8192)
+    run = run_deployment(scenario.sim_config(), scenario.requests(), _disagg(num_prefill_instances=2,
+                                                                             num_decode_instances=2))
     assert sum(r.num_preemptions for r in run.trace.requests) == 0  # a preempted request would recompute
     for instance in run.instances:
         phases = {c.phase for step in instance.trace.steps for c in step.chunks}

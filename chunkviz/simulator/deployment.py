@@ -91,7 +91,7 @@ def run_deployment(config: SimConfig, requests: Sequence[Request], spec: Deploym
         instances = _run_instances(config, "colocated", ordered, chosen, spec.num_instances)
         return DeploymentRun(spec, num_gpus, instances, (), merge_traces(config, instances, (), ordered))
     if config.scheduler.parallel_sampling == "v0-fork-cow" or any(r.n_samples > 1 for r in ordered):
-        raise InputError("--deployment disagg does not model parallel sampling (n > 1); use --n-samples 1")
+        raise InputError("--deployment disagg does not model parallel sampling (n > 1); use --n-samples 1 and a workload without parallel sampling")
     prefill_requests = [replace(r, output_tokens=1) for r in ordered]
     chosen = route_prefill(ordered, spec.num_prefill_instances, spec.routing, make_step_coster(config))
     prefills = _run_instances(config, "prefill", prefill_requests, chosen, spec.num_prefill_instances)
