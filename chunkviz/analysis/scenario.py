@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from chunkviz.cost.catalogue import GPUS, MODELS
-from chunkviz.config import CacheConfig, CostConfig, GpuSpec, ModelSpec, SchedulerConfig, SimConfig
-from chunkviz.cost.profile import CostProfile
+from chunkviz.config import CacheConfig, CostConfig, CostProfile, GpuSpec, ModelSpec, SchedulerConfig, SimConfig
 from chunkviz.simulator.engine import simulate
 from chunkviz.workloads.presets import make_workload
 from chunkviz.request import Request
