@@ -139,13 +139,14 @@ def test_the_checks_catch_a_type_only_arrow_up_and_a_circle(tmp_path):
     # and two cost modules importing each other (one of them inside a function) are a circle.
     core = _write(tmp_path, {
         "__init__.py": "",
-        "config.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from chunkviz.simulator.trace import T\n",
+        "config.py": "import typing\nif typing.TYPE_CHECKING:\n    from chunkviz.simulator.trace import T\n",
         "simulator/__init__.py": "", "simulator/trace.py": "from chunkviz.config import X\n",
         "cost/__init__.py": "", "cost/a.py": "from chunkviz.cost import b\n",
         "cost/b.py": "def f():\n    from chunkviz.cost.a import g\n"})
     graph = import_graph(core)
     assert upward_imports(graph) == ["chunkviz.config imports chunkviz.simulator.trace"]
-    assert import_cycles(graph) == [["chunkviz.config", "chunkviz.simulator.trace"], ["chunkviz.cost.a", "chunkviz.cost.b"]]
+    assert import_cycles(graph) == [["chunkviz.config", "chunkviz.simulator.trace"],
+                                    ["chunkviz.cost.a", "chunkviz.cost.b"]]
 
 
 def test_core_sources_have_a_module_docstring():
