@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +154,18 @@ def test_core_sources_have_a_module_docstring():
     for path in sorted(CORE.rglob("*.py")):
         text = path.read_text()
         assert text.lstrip().startswith('"""'), f"{path.relative_to(ROOT)} has no module docstring"
+
+
+# A path that only exists on the machine it was written on (shared data is ../shared or $CHUNKVIZ_SHARED instead).
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|home|Users|root|mnt|tmp)/")
+SOURCE_SUFFIXES = (".py", ".sh", ".md", ".toml", ".js", ".css", ".txt", ".cfg")
+
+
+def test_no_source_names_an_absolute_path_of_a_machine():
+    places = [ROOT / "chunkviz", ROOT / "ui", ROOT / "pages", ROOT / "tests", ROOT / "bench", ROOT / "scripts"]
+    files = [p for place in places for p in sorted(place.rglob("*")) if p.suffix in SOURCE_SUFFIXES]
+    files += [p for p in sorted(ROOT.glob("*")) if p.suffix in SOURCE_SUFFIXES and p.name != "README.md"]
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in files for n, line in enumerate(p.read_text().splitlines(), 1)
+             if MACHINE_PATH.search(line)]
+    assert found == []
+    assert MACHINE_PATH.search("see " + "/work" + "/shared/x") and not MACHINE_PATH.search("../shared/x")
