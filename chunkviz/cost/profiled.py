@@ -10,7 +10,7 @@ How a profile is applied (the Measure page says the same):
 - Interpolation is bilinear on the measured grid: piecewise-linear in tokens, then in context. Medians are first
   made monotone (a running maximum along tokens and along context), so noise cannot make a longer step faster;
   points that were already monotone are reproduced exactly.
-- Outside the grid the roofline (cost_model.StepCoster of the simulated model and GPU) supplies the growth, anchored
+- Outside the grid the roofline (roofline.StepCoster of the simulated model and GPU) supplies the growth, anchored
   to the interpolated time at the nearest grid point: t(s) = t_measured(anchor) * roofline(s) / roofline(anchor).
   So the curve stays continuous and monotone, and a profile built from roofline values gives the roofline back.
 - Times are scaled by the ratio of layers, simulated model / measured model (the measured stack may have fewer
