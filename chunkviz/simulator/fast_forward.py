@@ -236,8 +236,9 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
 
 
 def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
-    """One mixed step under chunked: every decode plus the whole prompt of the one fresh waiting request, exactly as
-    schedule_chunked + apply_plan would run it; False (nothing changed) when that is not what the exact loop does.
+    """One mixed step (PolicyEntry.fast_path_absorbs_arrivals): every decode plus the whole prompt of the one fresh
+    waiting request, exactly as schedule_chunked + apply_plan would run it; False (nothing changed) when that is not
+    what the exact loop does.
     With nothing waiting (the arrivals were rejected) there is nothing to do and the stretch goes on."""
     waiting = run.ctx.waiting
     if not waiting:

@@ -11,7 +11,7 @@ from typing import Callable
 
 from chunkviz.config import SimConfig
 
-Refusal = Callable[[SimConfig, int, int], "str | None"]  # (config, budget tokens, max_num_seqs) -> reason or None
+Refusal = Callable[[SimConfig, int, int], str | None]  # (config, budget tokens, max_num_seqs) -> reason or None
 
 
 def vllm_budget_below_max_model_len(config: SimConfig, tokens: int, seqs: int) -> str | None:

@@ -48,8 +48,8 @@ class PolicyEntry:
     # tests (SGLang's new_token_ratio changes every step, so it stays out).
     fast_path: bool = False
     # The fast path may also absorb an arrival whose whole prompt fits the budget left after the decodes, a free
-    # seat and the free blocks into one mixed step, as vLLM V1 schedules running requests then waiting ones
-    # (incremental allocation, no reservation). Needs fast_path.
+    # seat and the free blocks into one mixed step (decodes, then the whole prompt: fast_forward._absorb replays
+    # schedule_running then admit_waiting, as vLLM V1 schedules running requests, then waiting ones). Needs fast_path.
     fast_path_absorbs_arrivals: bool = False
     # The value of vLLM's --enable-chunked-prefill this policy models in vLLM V1 (None: not a vLLM V1 scheduler);
     # the CLI's --enable-chunked-prefill picks the policy by it.
