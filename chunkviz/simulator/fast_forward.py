@@ -236,9 +236,8 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
 
 
 def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
-    """One mixed step (PolicyEntry.fast_path_absorbs_arrivals): every decode plus the whole prompt of the one fresh
-    waiting request, exactly as schedule_chunked + apply_plan would run it; False (nothing changed) when that is not
-    what the exact loop does.
+    """One mixed step (PolicyEntry.fast_path_absorbs_arrivals): every decode plus the one fresh waiting request's
+    whole prompt, as schedule_chunked + apply_plan run it; False (nothing changed) when the exact loop would not.
     With nothing waiting (the arrivals were rejected) there is nothing to do and the stretch goes on."""
     waiting = run.ctx.waiting
     if not waiting:
