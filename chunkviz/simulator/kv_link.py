@@ -39,6 +39,9 @@ class KvLink:
     source: str
 
 
+# Latencies: ~1-2 us NVLink 4, ~2-5 us PCIe Gen5, ~1-5 us NDR InfiniBand (the H100 DGX interconnect table of
+# fridayswithfaraday.com/posts/gpu-hw-nvlink-nvswitch-interconnect); github.com/lukealonso/p2pmark measures 4.1 us
+# best-pair P2P latency over PCIe 5.0 x16 and 54.3 GB/s effective of its 63 GB/s peak (86%): effective < peak.
 KV_LINKS: dict[str, KvLink] = {
     # NVLink 4 on H100 SXM: 900 GB/s per GPU, both directions together (NVIDIA H100 datasheet) = 450 GB/s each
     # way, as GPUS["h100-sxm"].interconnect_bytes_per_s; ~1-2 us GPU to GPU (NVSwitch hop).
