@@ -47,7 +47,7 @@ class Session:
 
     url: str
     page_name: str = ""
-    timeout_s: float = 120.0
+    timeout_s: float = 300.0
     widgets: dict[str, object] = field(default_factory=dict)
     ws: object = None
 

@@ -32,7 +32,13 @@ def cached_trace(scenario: Scenario) -> Trace:
 def trace_or_error(scenario: Scenario) -> Trace | None:
     """The trace of a scenario, or None after showing why it cannot run; contradictory settings get a note."""
     try:
-        trace = cached_trace(scenario)
+        # Streamlit shows the spinner only after 0.5 s (elements/spinner.py DELAY_SECS), so cached runs show
+        # nothing. A rerun asked for meanwhile (the student changes a setting again) stops this script at its next
+        # Streamlit call, i.e. once the simulation returns: a pure-Python run has no point to stop at, and its
+        # result is kept in the shared cache, so going back to that setting is instant. The engine's limits
+        # (simulator/engine.py MAX_DETAIL_STEPS, MAX_DETAIL_SEQ_ENTRIES, MAX_DETAIL_BLOCK_VIEWS) bound its length.
+        with st.spinner(t("run.simulating"), show_time=True):
+            trace = cached_trace(scenario)
     except (InputError, ValueError, SimulationLimitError) as exc:
         st.error(t("err.config", error=md_escape(exc)))
         return None
