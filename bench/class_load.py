@@ -14,7 +14,8 @@ Per N, on a fresh server (after one warm-up session on "/", the teacher's own ta
   shared).
 Figures: latency from sending the rerun to the server's script_finished (p50 / p95 over all the actions of that
 kind), the server's CPU per action (utime + stime from /proc/PID/stat over the phase, divided by its actions),
-memory (VmRSS with the N sessions open minus after the warm-up, per session; VmHWM = the process's peak RSS) and
+memory (VmRSS once the N sessions have opened the chapter, minus after the warm-up, per session; VmHWM = the process's
+peak RSS at the end, with every student's own run cached) and
 errors (exceptions shown, timeouts, lost connections). The server runs Python under one GIL, so it uses about
 one core whatever the machine has: "class size one core holds" is the largest N whose every p95 stays within 1 s.
 """
@@ -94,12 +95,13 @@ async def measure(url: str, pid: int, num_sessions: int, num_steps: int) -> dict
     for name, action in (("open", _open), ("step", _stepper(num_steps)), ("timeline", _timeline),
                          ("setting", _setting)):
         results, used_s = await phase(pid, sessions, action)
+        if name == "open":  # sessions plus the chapter's shared runs; later phases add each student's own run
+            row["rss_per_session_mib"] = (memory_mib(pid, "VmRSS") - base_rss) / num_sessions
         latencies = sorted(r.latency_s for r in results if r.ok)
         row[name] = {"p50": statistics.median(latencies) if latencies else None,
                      "p95": latencies[max(0, round(0.95 * len(latencies)) - 1)] if latencies else None,
                      "cpu_ms": 1e3 * used_s / len(results), "errors": sum(not r.ok for r in results),
                      "reasons": sorted({r.reason for r in results if not r.ok})}
-    row["rss_per_session_mib"] = (memory_mib(pid, "VmRSS") - base_rss) / num_sessions
     row["peak_rss_mib"] = memory_mib(pid, "VmHWM")
     await asyncio.gather(*(s.close() for s in sessions))
     return row
