@@ -100,3 +100,33 @@ def test_every_cache_in_the_app_is_bounded():
     found = [(str(p.relative_to(ROOT)), name, kws) for p in files for name, kws in _cache_decorators(p)]
     assert len(found) >= 15  # the app's caches were found at all
     assert [(p, name) for p, name, kws in found if not kws & {"max_entries", "ttl"}] == []
+
+
+def test_a_sweep_asked_for_by_two_sessions_at_once_runs_once(monkeypatch):
+    # The trade-offs page's points: the second session waits on the first's run instead of repeating it.
+    import threading
+    from dataclasses import replace
+
+    from chunkviz.analysis.scenario import DEFAULT_SCENARIO, run_scenario
+    from ui.tradeoffs import runs
+
+    calls = []
+
+    def slow_counted_run(scenario):
+        calls.append(scenario)
+        time.sleep(0.2)  # long enough for the other session to arrive while this one computes
+        return run_scenario(scenario)
+
+    monkeypatch.setattr(runs, "run_scenario", slow_counted_run)
+    monkeypatch.setattr(runs, "_pool", lambda: None)  # in this process, so the calls can be counted
+    runs._cache.clear()
+    small = replace(DEFAULT_SCENARIO, workload=replace(DEFAULT_SCENARIO.workload, num_requests=4))
+    points = [small.with_policy(small.scheduler.policy, budget) for budget in (256, 512)]
+    results = [None, None]
+    sessions = [threading.Thread(target=lambda i=i: results.__setitem__(i, runs.run_points(points))) for i in (0, 1)]
+    for s in sessions:
+        s.start()
+    for s in sessions:
+        s.join(timeout=60)
+    assert len(calls) == len(points)  # not 2 x len(points)
+    assert results[0] == results[1] and len(results[0]) == len(points)
