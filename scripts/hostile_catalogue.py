@@ -12,13 +12,16 @@ traceback, NaN, hang (time limit), memory error, or silent acceptance (exit 0 wh
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
+import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMORY_CAP_BYTES = 1536 * 2**20
@@ -83,6 +86,9 @@ def _files(tmp: Path) -> dict[str, Path]:
         "many_hash_mooncake.jsonl": "".join(
             mooncake_line(str(i), "[" + ",".join(str(i * 2000 + j) for j in range(1954)) + "]", 1_000_000)
             for i in range(1300)),
+        "long_prompts.csv": "arrival_s,prompt_tokens,output_tokens\n" + "".join(f"{i},1000000,4\n" for i in range(200)),
+        "zero_layers.json": json.dumps({**LLAMA_CONFIG, "num_hidden_layers": 0}),
+        "empty_name_gpu.json": json.dumps({**GPU, "name": ""}),
         "bom_only.csv": "\ufeff",
         "nul.csv": "arrival_s,prompt_tokens,output_tokens\n0,64\x00,4\n",
     }
@@ -127,7 +133,22 @@ def generic_cases(tmp: Path) -> list[tuple[str, str, list[str], int]]:
     return found
 
 
-def cases(f: dict[str, Path], out: Path) -> list[tuple[str, str, list[str], int]]:
+SWEEP = ["sweep", "--budgets", "64", "--num-requests", "3"]
+CAPACITY = ["capacity", "--num-requests", "3", "--slo-tbt-p99-ms", "100", "--max-rounds", "1"]
+DETAILED_1_TOKEN_BLOCKS = ["--num-requests", "400", "--qps", "1000", "--prompt-tokens", "2000", "--output-tokens",
+                           "200", "--num-gpu-blocks", "4096", "--block-size", "1", "--long-prefill-token-threshold", "1"]
+
+
+def address_cases(silent_address: str) -> list[tuple[str, str, list[str], int]]:
+    """--scheduler-address forms Dask would take or choke on, and a port that accepts but never answers."""
+    bad = ["tls://127.0.0.1:1", "ucx://127.0.0.1:1", "inproc://nothing-here", "tcp://127.0.0.1:http",
+           "tcp://127.0.0.1:70000", "tcp://127.0.0.1", "127.0.0.1:8786", "tcp://127.0.0.1:1", silent_address]
+    found = [("address", f"sweep --scheduler-address {a}", SWEEP + ["--scheduler-address", a], 2) for a in bad]
+    return found + [("address", f"capacity --scheduler-address {a}", CAPACITY + ["--scheduler-address", a], 2)
+                    for a in ("tls://127.0.0.1:1", "tcp://127.0.0.1:1")]
+
+
+def cases(f: dict[str, Path], out: Path, silent_address: str) -> list[tuple[str, str, list[str], int]]:
     """(class, name, argv, expected exit status)."""
     s = lambda *a: SIM + [str(x) for x in a]  # noqa: E731
     pc = lambda name: ["prefix-cache", "--trace", str(f[name]), "--capacity-blocks", "1000", "--json"]  # noqa: E731
@@ -182,7 +203,29 @@ def cases(f: dict[str, Path], out: Path) -> list[tuple[str, str, list[str], int]
         ("nan", "--slo-ttft-ms 1e-300", s("--slo-ttft-ms", "1e-300"), 0),
         ("nan", "cost --step-overhead-ms nan", ["cost", "--prefill-tokens", "8", "--step-overhead-ms", "nan"], 2),
         ("nan", "cost --step-overhead-ms 1e300", ["cost", "--prefill-tokens", "8", "--step-overhead-ms", "1e300"], 2),
+        ("memory", "prefix-cache: 200 prompts of 1M tokens in 1-token blocks",
+         ["prefix-cache", "--trace", str(f["long_prompts.csv"]), "--capacity-blocks", "10", "--block-tokens", "1"], 2),
+        ("memory", "prefix-cache --block-tokens 0",
+         ["prefix-cache", "--trace", str(f["long_prompts.csv"]), "--capacity-blocks", "10", "--block-tokens", "0"], 2),
+        ("memory", "detailed run of 1-token blocks, 4,096 of them", ["simulate", *DETAILED_1_TOKEN_BLOCKS,
+                                                                     "--trace-out", str(out)], 2),
+        ("figures", "capacity --qps-max 20000", CAPACITY + ["--qps-max", "20000"], 2),
+        ("figures", "capacity --slo-tbt-p99-ms 5e-324", CAPACITY[:3] + ["--slo-tbt-p99-ms", "5e-324"], 2),
+        ("figures", "capacity --slo-ttft-p50-ms 5e-324", CAPACITY + ["--slo-ttft-p50-ms", "5e-324"], 2),
+        ("types", "config.json with 0 layers", s("--model-spec", f["zero_layers.json"]), 2),
+        ("types", "GPU name empty", s("--gpu-spec", f["empty_name_gpu.json"]), 2),
+        *address_cases(silent_address),
     ]
+
+
+@contextlib.contextmanager
+def silent_listener() -> Iterator[str]:
+    """tcp://127.0.0.1:PORT of a loopback socket that accepts connections (the kernel's backlog) and never sends a
+    byte: the server a Dask client would wait on forever."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield f"tcp://127.0.0.1:{sock.getsockname()[1]}"
 
 
 def _limit_memory() -> None:
@@ -217,11 +260,11 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="run only cases whose class is this")
     parser.add_argument("--root", type=Path, default=ROOT, help="checkout to test (e.g. an older commit's worktree)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp_name:
+    with tempfile.TemporaryDirectory() as tmp_name, silent_listener() as silent_address:
         tmp = Path(tmp_name)
         out = tmp / "trace_out.json"
         outcomes = []
-        for cls, name, argv, expected in cases(_files(tmp), out) + generic_cases(tmp):
+        for cls, name, argv, expected in cases(_files(tmp), out, silent_address) + generic_cases(tmp):
             if args.only and cls != args.only:
                 continue
             outcome = classify(argv, expected, out, args.root)

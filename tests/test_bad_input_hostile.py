@@ -2,25 +2,32 @@
 its exact message, exit status 2, one line on stderr, nothing on stdout and no file written.
 
 Classes: nesting (deep JSON), digits (huge integers), types (torch_dtype, GPU name), size (/dev/zero, a 3 GB
-file), memory (prefix blocks, detailed runs), config (tensor parallelism), unrepresentable figures (times beyond
-the clock's resolution, rate scales, subnormal or enormous hardware and profile figures).
+file), memory (prefix blocks, prefix-study block ids, detailed runs' queues and block views), config (tensor
+parallelism), unrepresentable figures (times beyond the clock's resolution, rate scales, subnormal or enormous hardware
+and profile figures, capacity's rate bound and SLOs), address (Dask scheduler addresses: form, refused, silent, alien).
 scripts/hostile_catalogue.py runs the same classes (and more) in memory-capped child processes.
 """
 
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from chunkviz.analysis.parallel import ADDRESS_FORM, CONNECT_TIMEOUT_S
 from chunkviz.cli.main import main
 from chunkviz.cost.catalogue import gpu_from_json, model_from_hf_config
 from chunkviz.cost.profile import profile_from_json
+from chunkviz.analysis.prefix_study import check_num_prompt_blocks, num_prompt_blocks
 from chunkviz.errors import InputError
 from chunkviz.inputs import MAX_JSON_DEPTH, parse_json, read_bounded, strict_dumps
 from chunkviz.workloads.loaders import load_trace
-from scripts.hostile_catalogue import deep_json, mooncake_line, profile_json
+from scripts.hostile_catalogue import (CAPACITY, DETAILED_1_TOKEN_BLOCKS, SWEEP, deep_json, mooncake_line,
+                                       profile_json, silent_listener)
 
 SIM = ["simulate", "--json", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
 LLAMA = {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -54,6 +61,9 @@ FILES = {
     "tiny_gpu.json": json.dumps({"peak_tflops": 900, "hbm_tb_per_s": 1e-300, "memory_gb": 80}),
     "huge_profile.json": _profile(1e300),
     "tiny_profile.json": _profile(5e-324),
+    "long_prompts.csv": "arrival_s,prompt_tokens,output_tokens\n" + "".join(f"{i},1000000,4\n" for i in range(200)),
+    "zero_layers.json": json.dumps({**LLAMA, "num_hidden_layers": 0}),
+    "empty_name_gpu.json": json.dumps({"peak_tflops": 900, "hbm_tb_per_s": 3, "memory_gb": 80, "name": ""}),
     "many_blocks.jsonl": "".join(_mooncake(str(i), "[" + ",".join(map(str, range(1954))) + "]", 1_000_000)
                                  for i in range(520)),
 }
@@ -85,6 +95,10 @@ CASES = [
      "model config.json: torch_dtype must be a string, one of bfloat16, float16, float32, fp8, float8_e4m3fn; "
      "got a JSON object"),
     ("types", SIM + ["--gpu-spec", "{name_gpu.json}"], "GPU JSON: 'name' must be a string, got a JSON object"),
+    ("types", SIM + ["--model-spec", "{zero_layers.json}"],
+     "model config.json: 'num_hidden_layers' must be a positive integer, got 0"),
+    ("types", SIM + ["--gpu-spec", "{empty_name_gpu.json}"],
+     "GPU JSON: 'name' must be a non-empty string (the GPU's name, e.g. \"H100\"), got an empty string"),
     ("size", SIM + ["--trace", "/dev/zero"], "trace file /dev/zero holds more than 50.0 MB, the limit"),
     ("size", SIM + ["--model-spec", "/dev/zero"], "--model-spec /dev/zero holds more than 1,000,000 bytes, the limit"),
     ("size", SIM + ["--gpu-spec", "/dev/zero"], "--gpu-spec /dev/zero holds more than 1,000,000 bytes, the limit"),
@@ -102,6 +116,15 @@ CASES = [
      "a detailed run records every queued sequence at every step, and this one passed the limit of 3,000,000 "
      "(steps x queued sequences); use fewer requests or a lower load, or run without the detailed trace "
      "(no --trace-out)"),
+    ("memory", ["prefix-cache", "--capacity-blocks", "10", "--block-tokens", "1", "--trace", "{long_prompts.csv}"],
+     "--block-tokens 1: the prompts (200,000,000 tokens) cut into 200,000,000 prefix block ids, over the limit of "
+     "1,000,000; use larger blocks (at least 200 tokens) or fewer requests"),
+    ("memory", ["prefix-cache", "--capacity-blocks", "10", "--block-tokens", "0", "--trace", "{long_prompts.csv}"],
+     "--block-tokens must be a whole number of tokens >= 1, got 0"),
+    ("memory", ["simulate", *DETAILED_1_TOKEN_BLOCKS],
+     "a detailed run lists every touched KV block at every step, and this one passed the limit of 2,000,000 block "
+     "views (steps x blocks, caches of up to 4,096 blocks); use larger or fewer blocks (--block-size, "
+     "--num-gpu-blocks), fewer requests, or run without the detailed trace (no --trace-out)"),
     ("config", SIM + ["--model", "qwen2.5-7b", "--tensor-parallel", "8"],
      "tensor_parallel=8 must divide the model's 28 attention heads (vLLM's rule); divisors up to 64: "
      "1, 2, 4, 7, 14, 28"),
@@ -134,6 +157,18 @@ CASES = [
      "GPU JSON: 'peak_tflops' must be a number from 0.01 to 100000, got 5e-324"),
     ("figures", SIM + ["--gpu-spec", "{tiny_gpu.json}"],
      "GPU JSON: 'hbm_tb_per_s' must be a number from 0.001 to 1000, got 1e-300"),
+    ("figures", CAPACITY + ["--qps-max", "20000"],
+     "need 0 < --qps-min < --qps-max <= 10000 for a generated workload (a loaded trace goes to 100000), "
+     "got --qps-min 0.25 and --qps-max 20000"),
+    ("figures", CAPACITY[:3] + ["--slo-tbt-p99-ms", "5e-324"],
+     "--slo-tbt-p99-ms must be a number of milliseconds from 1e-06 to 3600000, got 5e-324"),
+    ("figures", CAPACITY + ["--slo-ttft-p50-ms", "5e-324"],
+     "--slo-ttft-p50-ms must be a number of milliseconds from 1e-06 to 3600000, got 5e-324"),
+    *[("address", argv + ["--scheduler-address", address],
+       f"--scheduler-address must be {ADDRESS_FORM}, got '{address}'")
+      for argv in (SWEEP, CAPACITY)
+      for address in ("tls://127.0.0.1:1", "ucx://127.0.0.1:1", "inproc://nothing-here", "tcp://127.0.0.1:http",
+                      "tcp://127.0.0.1:70000", "tcp://127.0.0.1", "127.0.0.1:8786")],
 ]
 
 
@@ -172,7 +207,52 @@ def test_hostile_input_is_refused_with_its_message(capsys, tmp_path, files, cls,
 
 
 def test_every_class_of_the_issue_is_covered():
-    assert {c[0] for c in CASES} == {"nesting", "digits", "types", "size", "memory", "config", "figures"}
+    assert {c[0] for c in CASES} == {"nesting", "digits", "types", "size", "memory", "config", "figures",
+                                     "address"}
+
+
+@pytest.mark.parametrize("command", [SWEEP, CAPACITY])
+def test_a_refused_scheduler_port_fails_at_once(capsys, command):
+    started = time.monotonic()
+    assert main(command + ["--scheduler-address", "tcp://127.0.0.1:1"]) == 2  # loopback port 1: nothing listens
+    assert capsys.readouterr().err == (f"chunkviz {command[0]}: error: --scheduler-address tcp://127.0.0.1:1: could "
+                                       "not reach a Dask scheduler there (Connection refused)\n")
+    assert time.monotonic() - started < 2  # was 10 s: distributed retries a refused port until its timeout
+
+
+def test_a_silent_scheduler_port_fails_within_the_connect_timeout(capsys):
+    # A port that accepts but never speaks: distributed reads the handshake with no timeout and waited forever.
+    with silent_listener() as address:
+        started = time.monotonic()
+        assert main(SWEEP + ["--scheduler-address", address]) == 2
+        elapsed_s = time.monotonic() - started
+    assert capsys.readouterr().err == (f"chunkviz sweep: error: --scheduler-address {address}: no Dask scheduler "
+                                       f"answered there within {CONNECT_TIMEOUT_S} s\n")
+    assert CONNECT_TIMEOUT_S <= elapsed_s < CONNECT_TIMEOUT_S + 2
+
+
+def test_a_port_speaking_something_else_is_not_taken_for_a_scheduler(capsys):
+    # A server that greets first with bytes no Dask frame starts with (an HTTP server's reply, say): distributed took
+    # them for a frame length and tried to allocate exabytes (numpy MemoryError traceback).
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        greeter = threading.Thread(target=lambda: server.accept()[0].sendall(b"HTTP/1.0 400 Bad request\r\n\r\n"))
+        greeter.start()
+        assert main(SWEEP + ["--scheduler-address", address]) == 2
+        greeter.join(timeout=5)
+    assert capsys.readouterr().err == (f"chunkviz sweep: error: --scheduler-address {address}: something answered "
+                                       "there, but not a Dask scheduler (is the port right? a scheduler listens on "
+                                       "8786 by default)\n")
+
+
+def test_the_prefix_study_counts_block_ids_from_prompt_lengths():
+    requests = load_trace(FILES["long_prompts.csv"].encode(), "csv").requests
+    assert num_prompt_blocks(requests[:1], 3) == 333_334  # 1,000,000 tokens: 333,333 full blocks and a partial one
+    check_num_prompt_blocks(requests[:1], 1)  # exactly at the limit: allowed
+    with pytest.raises(InputError, match="block size 1: the prompts .2,000,000 tokens. cut into 2,000,000"):
+        check_num_prompt_blocks(requests[:2], 1)
 
 
 @pytest.mark.parametrize("loader", [model_from_hf_config, gpu_from_json, profile_from_json])

@@ -57,8 +57,8 @@ def test_progress_is_reported_per_point_and_order_is_kept():
     (["--budgets", "0,64"], "every budget must be"),
     (["--budgets", "64", "--qps-scale", "-1"], "every --qps-scale"),
     (["--budgets", "64", "--workers", "0"], "--workers must be"),
-    (["--budgets", "64", "--scheduler-address", "not an address"], "--scheduler-address must look like"),
-    (["--budgets", "64", "--scheduler-address", "tcp://127.0.0.1:9"], "could not reach the Dask scheduler"),
+    (["--budgets", "64", "--scheduler-address", "not an address"], "--scheduler-address must be tcp://HOST:PORT"),
+    (["--budgets", "64", "--scheduler-address", "tcp://127.0.0.1:9"], "could not reach a Dask scheduler there"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, argv, message):
     monkeypatch.setattr("chunkviz.analysis.parallel.CONNECT_TIMEOUT_S", 1)

@@ -48,6 +48,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "dl.chrome": ("Engine steps (Chrome/Perfetto trace)", "引擎步骤（Chrome/Perfetto 轨迹）"),
     "err.note": ("Note: {note}", "提示：{note}"),
     "err.config": ("This setting cannot run: {error}", "这个设置无法运行：{error}"),
+    "run.simulating": ("Simulating… (changing a setting again starts the new run as soon as this one ends)",
+                       "正在模拟……（再改设置，新一轮会在这一轮结束后立即开始）"),
     "metric.ttft_p50": ("TTFT p50", "首字延迟 p50"),
     "metric.ttft_p99": ("TTFT p99", "首字延迟 p99"),
     "metric.tbt_p50": ("TBT p50", "字间延迟 p50"),

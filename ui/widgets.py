@@ -49,7 +49,9 @@ def sidebar_scenario() -> Scenario:
 
 def _uploaded_model():
     with st.sidebar.expander(t("side.own_model")):
-        upload = st.file_uploader("config.json", type=["json"], key="model_upload")
+        # Streamlit keeps an upload in the server's memory for the session (default cap 200 MB); the gate refuses
+        # specs over 1,000,000 bytes anyway (chunkviz/inputs.py), so 1 MB bounds what a student can park there.
+        upload = st.file_uploader("config.json", type=["json"], key="model_upload", max_upload_size=1)
     if upload is None:
         return None
     try:
@@ -63,7 +65,8 @@ def _uploaded_model():
 
 def _uploaded_gpu():
     with st.sidebar.expander(t("side.own_gpu")):
-        upload = st.file_uploader("gpu.json", type=["json"], key="gpu_upload", help=t("side.own_gpu_help"))
+        upload = st.file_uploader("gpu.json", type=["json"], key="gpu_upload", help=t("side.own_gpu_help"),
+                                  max_upload_size=1)
     if upload is None:
         return None
     try:

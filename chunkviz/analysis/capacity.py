@@ -20,8 +20,11 @@ from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.scenario import Scenario, run_scenario
 from chunkviz.analysis.sweep import with_load
 from chunkviz.errors import InputError
+from chunkviz.workloads.generators import MAX_WORKLOAD_QPS
 
 MAX_SLO_S = 3600.0
+# A loaded trace is squeezed in time (any rate up to MAX_QPS); a generated workload is regenerated at the probed
+# rate, so its search stops at the generator's own limit (workloads/generators.py WorkloadSpec).
 MAX_QPS = 100_000.0
 
 
@@ -98,9 +101,17 @@ def run_probe(job: tuple[Scenario, float, Slo]) -> Probe:
     return Probe(qps, meets, tbt, ttft, queue)
 
 
-def _check_range(qps_min: float, qps_max: float, tolerance: float, probes_per_round: int, max_rounds: int) -> None:
-    if not (math.isfinite(qps_min) and math.isfinite(qps_max) and 0 < qps_min < qps_max <= MAX_QPS):
-        raise InputError(f"need 0 < --qps-min < --qps-max <= {MAX_QPS:g}, got {qps_min:g} and {qps_max:g}")
+def max_search_qps(scenario: Scenario) -> float:
+    """The highest rate a search may probe: MAX_QPS for a loaded trace, the generator's limit otherwise."""
+    return MAX_QPS if scenario.explicit_requests is not None else MAX_WORKLOAD_QPS
+
+
+def _check_range(qps_min: float, qps_max: float, tolerance: float, probes_per_round: int, max_rounds: int,
+                 max_qps: float = MAX_QPS) -> None:
+    if not (math.isfinite(qps_min) and math.isfinite(qps_max) and 0 < qps_min < qps_max <= max_qps):
+        what = "a loaded trace" if max_qps == MAX_QPS else "a generated workload (a loaded trace goes to 100000)"
+        raise InputError(f"need 0 < --qps-min < --qps-max <= {max_qps:g} for {what}, "
+                         f"got --qps-min {qps_min:g} and --qps-max {qps_max:g}")
     if not (math.isfinite(tolerance) and 0 < tolerance < 1):
         raise InputError(f"--tolerance must be in (0, 1), got {tolerance:g}")
     if not (2 <= probes_per_round <= 256 and 1 <= max_rounds <= 50):
@@ -122,7 +133,7 @@ def find_capacity(scenario: Scenario, slo: Slo, map_fn: Callable[[Callable, Sequ
                   qps_min: float = 0.25, qps_max: float = 256.0, tolerance: float = 0.01,
                   probes_per_round: int = 4, max_rounds: int = 8) -> CapacityResult:
     """Search the rate (see the module docstring); map_fn(run_probe, jobs) runs a round's probes, in order."""
-    _check_range(qps_min, qps_max, tolerance, probes_per_round, max_rounds)
+    _check_range(qps_min, qps_max, tolerance, probes_per_round, max_rounds, max_search_qps(scenario))
     ratio = (qps_max / qps_min) ** (1 / (probes_per_round - 1))
     rates = [qps_min * ratio**i for i in range(probes_per_round - 1)] + [qps_max]
     probes: dict[float, Probe] = {}

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import re
+import socket
+import struct
 from concurrent.futures import Executor, as_completed
 from typing import Callable, Sequence, TypeVar
 
@@ -21,8 +23,15 @@ from chunkviz.errors import InputError
 T = TypeVar("T")
 R = TypeVar("R")
 MAX_WORKERS = 256
-CONNECT_TIMEOUT_S = 10  # a scheduler that does not answer within this is reported, not waited for
-_ADDRESS = re.compile(r"^(tcp|tls|inproc|ucx)://[^\s/]+(:\d{1,5})?$")
+# A scheduler that does not answer within this is reported, not waited for: a Dask scheduler on a reachable host
+# accepts a connection in milliseconds, so 3 s only delays the message for a wrong or firewalled address.
+CONNECT_TIMEOUT_S = 3
+# Only tcp:// is taken: tls:// needs certificates (a distributed.security.Security object, no flag here),
+# ucx:// needs the ucx-py transport, and inproc:// reaches only a scheduler inside this very process.
+# HOST is a name, an IPv4 address or a bracketed IPv6 address; PORT is 1..65535 (checked below).
+_ADDRESS = re.compile(r"^tcp://(?P<host>[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(?P<port>[0-9]{1,5})$")
+_MAX_HANDSHAKE_BYTES = 1_000_000
+ADDRESS_FORM = "tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786; tcp:// is the only scheme supported)"
 
 
 def default_workers() -> int:
@@ -41,10 +50,48 @@ def check_workers(workers: int | None) -> int:
     return workers
 
 
-def check_address(address: str) -> str:
-    if not _ADDRESS.match(address):
-        raise InputError(f"--scheduler-address must look like tcp://HOST:PORT, got {address!r}")
-    return address
+def check_address(address: str) -> tuple[str, int]:
+    """(host, port) of a Dask scheduler address; anything but tcp://HOST:PORT is refused with the form."""
+    match = _ADDRESS.match(address) if isinstance(address, str) else None
+    if match is None or not 1 <= int(match["port"]) <= 65535:
+        raise InputError(f"--scheduler-address must be {ADDRESS_FORM}, got {address!r:.80}")
+    return match["host"].strip("[]"), int(match["port"])
+
+
+def _probe(address: str, host: str, port: int) -> None:
+    """Check, within CONNECT_TIMEOUT_S, that a Dask scheduler listens at host:port, before Dask's client tries.
+
+    Why: the client retries a refused port until its timeout, and once connected it reads the peer's handshake with
+    no timeout at all, so a silent server hangs it forever and an HTTP server's bytes make it allocate exabytes. A
+    scheduler writes its handshake as soon as it accepts (distributed/comm/core.py `Listener.on_connection`), each
+    message led by its length as an 8-byte unsigned int (distributed/comm/tcp.py `TCP.read`, format "Q"): a few
+    hundred bytes for a handshake, so a length over _MAX_HANDSHAKE_BYTES is not a Dask scheduler.
+    """
+    where = f"--scheduler-address {address}"
+    try:
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S) as sock:
+            head = _recv_exactly(sock, 8)
+    except TimeoutError:
+        raise InputError(f"{where}: no Dask scheduler answered there within {CONNECT_TIMEOUT_S} s") from None
+    except OSError as exc:
+        raise InputError(f"{where}: could not reach a Dask scheduler there "
+                         f"({exc.strerror or type(exc).__name__})") from None
+    if len(head) < 8 or not 0 < struct.unpack("Q", head)[0] <= _MAX_HANDSHAKE_BYTES:
+        raise InputError(f"{where}: something answered there, but not a Dask scheduler (is the port right? a "
+                         "scheduler listens on 8786 by default)")
+
+
+def _recv_exactly(sock: socket.socket, num_bytes: int) -> bytes:
+    """Up to num_bytes from sock (fewer when the peer closes first); the socket's timeout bounds each wait."""
+    data = b""
+    for _ in range(num_bytes):  # bounded: each recv returns at least one byte or ends the loop
+        chunk = sock.recv(num_bytes - len(data))
+        if not chunk:
+            break
+        data += chunk
+        if len(data) == num_bytes:
+            break
+    return data
 
 
 def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = None,
@@ -56,7 +103,8 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], workers: int | None = 
     if executor is not None and len(items) > 1:
         return _gather(executor, fn, items, on_progress)
     if scheduler_address is not None:
-        return _on_dask(fn, items, check_address(scheduler_address), on_progress)
+        check_address(scheduler_address)
+        return _on_dask(fn, items, scheduler_address, on_progress)
     num_workers = min(check_workers(workers), len(items))
     if num_workers <= 1:
         results = []
@@ -86,10 +134,14 @@ def _on_dask(fn: Callable[[T], R], items: list[T], address: str,
         from distributed import Client  # lazy: only sweeps on a cluster need it
     except ImportError:
         raise InputError("--scheduler-address needs dask.distributed: pip install distributed") from None
+    _probe(address, *check_address(address))
     try:
         client = Client(address, timeout=f"{CONNECT_TIMEOUT_S}s")
-    except (OSError, TimeoutError) as exc:
-        raise InputError(f"could not reach the Dask scheduler at {address}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 -- something listens there but is not a Dask scheduler: distributed
+        # then fails however the bytes it reads decode (a timeout, an OSError, or a numpy MemoryError when it
+        # takes an HTTP server's reply for a frame length), none of which says what the user should fix
+        raise InputError(f"--scheduler-address {address}: no Dask scheduler answered there "
+                         f"({type(exc).__name__}: {str(exc)[:120]})") from None
     try:
         return _gather(client.get_executor(), fn, items, on_progress)
     finally:

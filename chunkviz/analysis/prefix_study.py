@@ -14,8 +14,13 @@ from dataclasses import dataclass
 from chunkviz.errors import InputError
 from chunkviz.replacement import Convention, Replacer, make_replacer
 from chunkviz.request import Request, Segment
+from chunkviz.workloads.checks import DEFAULT_LOAD_OPTIONS
 
 BlockLists = Sequence[Sequence[Hashable]]
+# The README's "Input limits" promise: at most 1,000,000 prefix block ids in one study, the same cap as a trace's
+# declared ids (workloads/checks.py LoadOptions.max_prefix_blocks: ~250 bytes each once cut, so ~250 MB). Counted
+# from the prompt lengths before any id is made: 200 prompts of 1 M tokens in 1-token blocks would be 2e8 ids.
+MAX_STUDY_BLOCK_IDS = DEFAULT_LOAD_OPTIONS.max_prefix_blocks
 
 
 class PrefixCache:
@@ -140,8 +145,27 @@ def _prompt_block_ids(segments: tuple[Segment, ...], block_tokens: int) -> tuple
     return tuple(block_ids)
 
 
-def block_ids_from_requests(requests: Sequence[Request], block_tokens: int = 512) -> tuple[tuple[int, ...], ...]:
+def num_prompt_blocks(requests: Sequence[Request], block_tokens: int) -> int:
+    """How many block ids block_ids_from_requests would make: each prompt's blocks, a partial last one included."""
+    return sum(-(-request.prompt_tokens // block_tokens) for request in requests)
+
+
+def check_num_prompt_blocks(requests: Sequence[Request], block_tokens: int, setting: str = "block size") -> None:
+    """Refuse, before any id is made, a study whose prompts cut into more than MAX_STUDY_BLOCK_IDS blocks;
+    `setting` names the block-size control in the message (a CLI flag or a widget)."""
+    if isinstance(block_tokens, bool) or not isinstance(block_tokens, int) or block_tokens < 1:
+        raise InputError(f"{setting} must be a whole number of tokens >= 1, got {block_tokens!r}")
+    num_blocks = num_prompt_blocks(requests, block_tokens)
+    if num_blocks > MAX_STUDY_BLOCK_IDS:
+        num_tokens = sum(request.prompt_tokens for request in requests)
+        raise InputError(
+            f"{setting} {block_tokens}: the prompts ({num_tokens:,} tokens) cut into {num_blocks:,} prefix block ids, "
+            f"over the limit of {MAX_STUDY_BLOCK_IDS:,}; use larger blocks (at least "
+            f"{-(-num_tokens // MAX_STUDY_BLOCK_IDS):,} tokens) or fewer requests")
+
+
+def block_ids_from_requests(requests: Sequence[Request], block_tokens: int = 512,
+                            setting: str = "block size") -> tuple[tuple[int, ...], ...]:
     """Each request's prompt cut into `block_tokens`-token blocks, as chained content ids (64-bit ints)."""
-    if block_tokens < 1:
-        raise InputError(f"block size must be at least 1 token, got {block_tokens}")
+    check_num_prompt_blocks(requests, block_tokens, setting)
     return tuple(_prompt_block_ids(request.prompt_segments(), block_tokens) for request in requests)

@@ -16,11 +16,14 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from chunkviz.analysis.capacity import CapacityResult, Slo, find_capacity
+from chunkviz.analysis.capacity import MAX_SLO_S, CapacityResult, Slo, find_capacity
 from chunkviz.analysis.parallel import check_workers, map_ordered
 from chunkviz.cli import simulate as simulate_cli
 from chunkviz.cli.sweep import add_executor_flags, simulate_parent
 from chunkviz.errors import InputError
+
+# 1 ns: far below any step time the cost model gives (microseconds at least), and far above the underflow of 5e-324.
+MIN_SLO_MS = 1e-6
 
 
 def register(subparsers: Any) -> None:
@@ -41,8 +44,11 @@ def register(subparsers: Any) -> None:
 def _ms_to_s(name: str, value: float | None) -> float | None:
     if value is None:
         return None
-    if not math.isfinite(value) or value <= 0:
-        raise InputError(f"--{name} must be a positive number of milliseconds, got {value:g}")
+    # The range is checked here, in the flag's own unit, so the message shows the value as typed: 5e-324 ms is 0 s
+    # once divided by 1000, and analysis/capacity.py Slo would otherwise report "got 0.0".
+    if not (math.isfinite(value) and MIN_SLO_MS <= value <= MAX_SLO_S * 1e3):
+        raise InputError(f"--{name} must be a number of milliseconds from {MIN_SLO_MS:g} to {MAX_SLO_S * 1e3:.0f}, "
+                         f"got {value!r}")
     return value / 1e3
 
 

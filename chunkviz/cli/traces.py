@@ -41,7 +41,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--policy", choices=tuple(PREFIX_CACHE_POLICIES), default="lru",
                         help="eviction policy (default lru; lfu breaks ties by least recent touch)")
     parser.add_argument("--block-tokens", type=int, default=512,
-                        help="tokens per block when cutting prompts into blocks (default 512, Mooncake's size)")
+                        help="tokens per block when cutting prompts into blocks (default 512, Mooncake's size); the "
+                             "prompts may make at most 1,000,000 block ids")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.set_defaults(func=run)
 
@@ -49,7 +50,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load, simulate every capacity, then print; returns exit status 0 (errors raise InputError)."""
     load = load_trace(args.trace, args.trace_format)
-    block_lists = block_ids_from_requests(load.requests, args.block_tokens)
+    block_lists = block_ids_from_requests(load.requests, args.block_tokens, setting="--block-tokens")
     results = [run_prefix_study(block_lists, args.policy, c) for c in args.capacity_blocks]
     ceiling = unlimited_ceiling(block_lists)
     if args.json:

@@ -114,12 +114,15 @@ def model_from_hf_config(data: bytes | str, model_id: str = "custom") -> ModelSp
             is_gated_mlp=is_gated_mlp,
             num_norms_per_layer=num_norms,
         )
-    except ValueError as exc:
+    except InputError:
+        raise  # _int_key's message already names the file; prefixing it again would say it twice
+    except ValueError as exc:  # ModelSpec's own checks, which know nothing of the file
         raise InputError(f"{what}: {exc}") from None
 
 
 def _json_type(value: object) -> str:
-    return {list: "array", dict: "object", bool: "boolean", int: "number", float: "number"}.get(type(value), "value")
+    return {list: "array", dict: "object", bool: "boolean", int: "number", float: "number", str: "string",
+            type(None): "null"}.get(type(value), "value")
 
 
 # Plausible ranges for a user's GPU JSON, wide around the catalogue above (an L40S's 0.864 TB/s to an H200's
@@ -133,8 +136,11 @@ def gpu_from_json(data: bytes | str, gpu_id: str = "custom") -> GpuSpec:
     what = "GPU JSON"
     obj = _parse_json_object(data, what)
     name = obj.get("name", gpu_id)
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str):
         raise InputError(f"{what}: 'name' must be a string, got a JSON {_json_type(name)}")
+    if not name.strip():
+        raise InputError(f"{what}: 'name' must be a non-empty string (the GPU's name, e.g. \"H100\"), got "
+                         f"{'an empty string' if not name else 'only whitespace'}")
     figures = {key: field_float(obj, key, what, *GPU_FIELD_RANGES[key], default=32.0 if key.startswith("inter")
                                 else None) for key in GPU_FIELD_RANGES}
     return GpuSpec(

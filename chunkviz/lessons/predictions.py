@@ -9,14 +9,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Callable
 
 from chunkviz.analysis.metrics import summarize
-from chunkviz.analysis.scenario import run_scenario
+from chunkviz.analysis.scenario import Scenario, run_scenario
 from chunkviz.lessons.budgets import BUDGETS_TOKENS, budget_meeting_both, sweep_budgets
 from chunkviz.lessons.chapters import (CHAPTERS, DECODE_FIRST, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, SGLANG_DEFAULT,
                                        STATIC, chapter, find_bookmark, long_request_id, num_prefill_chunks,
                                        scenario_for)
 from chunkviz.simulator.trace import Trace
+
+Runner = Callable[[Scenario], Trace]
 
 OPTIONS: dict[int, tuple[str, ...]] = {
     1: ("none", "one_each", "several_each"),
@@ -41,8 +44,8 @@ class Prediction:
         return dict(self.figures)[figure_id]
 
 
-def _trace(number: int, policy: str) -> Trace:
-    return run_scenario(scenario_for(chapter(number), policy))
+def _trace(number: int, policy: str, run: Runner) -> Trace:
+    return run(scenario_for(chapter(number), policy))
 
 
 def _make(number: int, verdict: str, figures: dict[str, float]) -> Prediction:
@@ -54,9 +57,9 @@ def _tokens_of(trace: Trace, step_index: int, request_id: int, phase: str) -> in
     return sum(c.num_tokens for c in trace.steps[step_index].chunks if c.request_id == request_id and c.phase == phase)
 
 
-def _kitchen() -> Prediction:
+def _kitchen(run: Runner) -> Prediction:
     # Rule: decode tokens in the banquet step, per decode-ready request: 0 → none, ≤ 1 → one_each, else several.
-    trace = _trace(1, PREFILL_FIRST)
+    trace = _trace(1, PREFILL_FIRST, run)
     mark = find_bookmark(trace, "long_prefill")
     decodes = sum(c.num_tokens for c in trace.steps[mark.step_index].chunks if c.phase == "decode")
     ready = decodes + mark.num_frozen
@@ -65,9 +68,9 @@ def _kitchen() -> Prediction:
                               "prompt_tokens": mark.prompt_tokens})
 
 
-def _r0_token() -> Prediction:
+def _r0_token(run: Runner) -> Prediction:
     # Rule: yes when R0 has a decode token in the step where the document's prompt runs (prefill-first engine).
-    mono, chunked = _trace(2, PREFILL_FIRST), _trace(2, DECODE_FIRST)
+    mono, chunked = _trace(2, PREFILL_FIRST, run), _trace(2, DECODE_FIRST, run)
     mark = find_bookmark(mono, "long_prefill")
     mark_c = find_bookmark(chunked, "long_prefill")
     got = _tokens_of(mono, mark.step_index, 0, "decode")
@@ -77,9 +80,9 @@ def _r0_token() -> Prediction:
         "step_ms_chunked": mark_c.duration_ms})
 
 
-def _num_chunks() -> Prediction:
+def _num_chunks(run: Runner) -> Prediction:
     # Rule: 1 step → one_step; at most 1.5 × ceil(prompt / budget) → prompt_over_budget; else more_than_double.
-    trace = _trace(3, DECODE_FIRST)
+    trace = _trace(3, DECODE_FIRST, run)
     rid = long_request_id(trace)
     prompt = next(r.prompt_tokens for r in trace.requests if r.request_id == rid)
     n, ideal = num_prefill_chunks(trace, rid), math.ceil(prompt / LECTURE_BUDGET_TOKENS)
@@ -88,9 +91,9 @@ def _num_chunks() -> Prediction:
                               "budget_tokens": LECTURE_BUDGET_TOKENS})
 
 
-def _shared_prefix() -> Prediction:
+def _shared_prefix(run: Runner) -> Prediction:
     # Rule: a hit of 0 → all; a hit covering the whole prompt but the last token → none; else all_but_shared_blocks.
-    trace = _trace(4, DECODE_FIRST)
+    trace = _trace(4, DECODE_FIRST, run)
     mark = find_bookmark(trace, "prefix_hit")
     hit = mark.num_tokens if mark else 0
     prompt = mark.prompt_tokens if mark else 0
@@ -99,11 +102,11 @@ def _shared_prefix() -> Prediction:
                               "prompt_tokens": prompt, "computed_tokens": prompt - hit})
 
 
-def _static_wait() -> Prediction:
+def _static_wait(run: Runner) -> Prediction:
     # Rule on R1 under static batching: TTFT < 100 ms → right_away; first scheduled at or after R0's finish
     # (and before the last request's) → after_r0_finishes; otherwise after_all.
-    static = _trace(5, STATIC)
-    cont = _trace(5, PREFILL_FIRST)
+    static = _trace(5, STATIC, run)
+    cont = _trace(5, PREFILL_FIRST, run)
     r0, r1 = static.requests[0], static.requests[1]
     ttft = r1.first_token_s - r1.arrival_s
     last_finish = max(r.finish_s for r in static.requests if r.request_id != 1)
@@ -114,7 +117,7 @@ def _static_wait() -> Prediction:
                               "r1_ttft_continuous_ms": (r1_cont.first_token_s - r1_cont.arrival_s) * 1e3})
 
 
-def _budget_both() -> Prediction:
+def _budget_both(run: Runner) -> Prediction:
     points = sweep_budgets()
     best = budget_meeting_both(points)
     assert best is not None, "the lesson's SLOs must be met by one of the budgets"
@@ -125,9 +128,9 @@ def _budget_both() -> Prediction:
     return _make(6, str(best), figures)
 
 
-def _mixed_chunk() -> Prediction:
+def _mixed_chunk(run: Runner) -> Prediction:
     # Rule: default SGLang stalls decodes (stall steps > 0) and mixed-chunk does not → only_with_mixed_chunk.
-    default = _trace(7, SGLANG_DEFAULT)
+    default = _trace(7, SGLANG_DEFAULT, run)
     s = scenario_for(chapter(7), SGLANG_DEFAULT)
     mixed = run_scenario(replace(s, scheduler=replace(s.scheduler, sglang_enable_mixed_chunk=True)))
     verdict = ("yes" if default.num_stall_steps == 0 else
@@ -137,9 +140,9 @@ def _mixed_chunk() -> Prediction:
                               "tbt_max_mixed_ms": summarize(mixed).tbt_s.max * 1e3})
 
 
-def _chunking_ttft() -> Prediction:
+def _chunking_ttft(run: Runner) -> Prediction:
     # Rule: chunked TTFT p50 within ±2% of prefill-first → same; below → lower; above → higher.
-    mono, chunked = summarize(_trace(8, PREFILL_FIRST)), summarize(_trace(8, DECODE_FIRST))
+    mono, chunked = summarize(_trace(8, PREFILL_FIRST, run)), summarize(_trace(8, DECODE_FIRST, run))
     a, b = mono.ttft_s.p50, chunked.ttft_s.p50
     verdict = "same" if abs(b - a) <= 0.02 * a else ("lower" if b < a else "higher")
     return _make(8, verdict, {"ttft_p50_ms_mono": a * 1e3, "ttft_p50_ms_chunked": b * 1e3,
@@ -152,7 +155,8 @@ assert set(_BUILDERS) == {c.number for c in CHAPTERS}
 
 
 @lru_cache(maxsize=None)
-def prediction(number: int) -> Prediction:
-    """The chapter's question with the simulator's answer (cached: the runs are deterministic)."""
+def prediction(number: int, run: Runner = run_scenario) -> Prediction:
+    """The chapter's question with the simulator's answer (cached: the runs are deterministic). `run` simulates a
+    scenario: the app passes its shared trace cache, so the chapter's runs and its question's are one run."""
     chapter(number)
-    return _BUILDERS[number]()
+    return _BUILDERS[number](run)

@@ -16,7 +16,7 @@ from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.simulator.decision import decide
 from chunkviz.simulator.events import Arrived, DecodeStalled
 from chunkviz.simulator import fast_forward
-from chunkviz.simulator.kv.setup import make_kv_manager
+from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, make_kv_manager
 from chunkviz.cost.profiled import make_step_coster
 from chunkviz.request import Request
 from chunkviz.simulator.knobs import Knobs
@@ -36,16 +36,29 @@ MAX_DETAIL_STEPS = 50_000
 # 3 M such entries (~100 bytes each with their block tables) keep a detailed trace near 300 MB (issue 16:
 # `--trace-out` on 20,000 queued requests ran out of memory). Summed over the steps recorded.
 MAX_DETAIL_SEQ_ENTRIES = 3_000_000
+# A paged cache of up to MAX_GRID_BLOCKS blocks also lists every block ever touched in each snapshot
+# (snapshot.py `_block_state`): one BlockView with its owners plus its block-table entry, measured at ~156 bytes
+# (tracemalloc over the chapter 4 preset: 15,764 views in 2.46 MB). 2 M views keep them near 310 MB; a 4,096-block
+# cache of 1-token blocks filled for 50,000 steps would have needed 200 M (issue 26: MemoryError at 1.5 GB).
+MAX_DETAIL_BLOCK_VIEWS = 2_000_000
 
 
-def _count_detail(num_entries: int, ctx: SchedContext) -> int:
-    num_entries += len(ctx.waiting) + len(ctx.running)
+def _count_detail(counts: tuple[int, int], ctx: SchedContext, num_block_views: int) -> tuple[int, int]:
+    """(queued-sequence entries, block views) recorded so far, this step's included; past a limit, stop the run
+    before its snapshots outgrow memory."""
+    num_entries, num_views = counts[0] + len(ctx.waiting) + len(ctx.running), counts[1] + num_block_views
     if num_entries > MAX_DETAIL_SEQ_ENTRIES:
         raise SimulationLimitError(
             f"a detailed run records every queued sequence at every step, and this one passed the limit of "
             f"{MAX_DETAIL_SEQ_ENTRIES:,} (steps x queued sequences); use fewer requests or a lower load, or run "
             "without the detailed trace (no --trace-out)")
-    return num_entries
+    if num_views > MAX_DETAIL_BLOCK_VIEWS:
+        raise SimulationLimitError(
+            f"a detailed run lists every touched KV block at every step, and this one passed the limit of "
+            f"{MAX_DETAIL_BLOCK_VIEWS:,} block views (steps x blocks, caches of up to {MAX_GRID_BLOCKS:,} blocks); "
+            "use larger or fewer blocks (--block-size, --num-gpu-blocks), fewer requests, or run without the "
+            "detailed trace (no --trace-out)")
+    return num_entries, num_views
 
 
 def _check_requests(requests: Sequence[Request]) -> list[Request]:
@@ -120,7 +133,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     cost_of = make_step_coster(config)
     ff = fast_forward.make_fast_forward(config, ctx.kv, cost_of, ctx.knobs)
     records: list[StepRecord] = []
-    now_s, num_idle_plans, num_detail_entries = 0.0, 0, 0
+    now_s, num_idle_plans, detail_counts = 0.0, 0, (0, 0)
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps
     guard = 2 * step_limit + 4 * len(pending) + 16
 
@@ -152,9 +165,9 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
         _check_step_limit(run, step_limit, config)
         now_s, record = _step(run, plan, cost_of, now_s)
         if config.record_detail:
-            num_detail_entries = _count_detail(num_detail_entries, ctx)
             records.append(record(tuple(events)))
             events.clear()
+            detail_counts = _count_detail(detail_counts, ctx, len(records[-1].snapshot.blocks))
     else:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")
     if ff is not None:

@@ -15,6 +15,7 @@ from chunkviz.errors import InputError
 from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE, Request, Segment
 
 MAX_WORKLOAD_REQUESTS = 100_000
+MAX_WORKLOAD_QPS = 10_000.0  # highest arrival rate a generated workload takes (capacity searches stop here too)
 MAX_TOKENS_PER_REQUEST = 1_000_000
 ARRIVALS = ("poisson", "gamma")
 LENGTH_DISTS = ("fixed", "uniform", "lognormal")
@@ -38,7 +39,8 @@ class WorkloadSpec:
     def __post_init__(self) -> None:
         _require(isinstance(self.num_requests, int) and 1 <= self.num_requests <= MAX_WORKLOAD_REQUESTS,
                  f"num_requests must be an integer from 1 to {MAX_WORKLOAD_REQUESTS}, got {self.num_requests!r}")
-        _require(_finite(self.qps) and 0 < self.qps <= 10_000, f"qps must be in (0, 10000], got {self.qps!r}")
+        _require(_finite(self.qps) and 0 < self.qps <= MAX_WORKLOAD_QPS,
+                 f"qps must be in (0, {MAX_WORKLOAD_QPS:g}], got {self.qps!r}")
         _require(self.arrival in ARRIVALS, f"arrival must be one of {', '.join(ARRIVALS)}, got {self.arrival!r}")
         _require(_finite(self.burstiness_cv) and 0.05 <= self.burstiness_cv <= 50,
                  f"burstiness_cv must be in [0.05, 50], got {self.burstiness_cv!r}")

@@ -15,11 +15,19 @@ import streamlit as st
 from chunkviz.analysis.timeline import union_step_times
 from chunkviz.lessons import chapters as lessons
 from chunkviz.lessons.chapters import Bookmark, Chapter
-from chunkviz.lessons.predictions import prediction
+from chunkviz.lessons.predictions import prediction as _core_prediction
 from chunkviz.simulator.trace import Trace
 from ui.i18n import t
 from ui.playback import playback
-from ui.runs import trace_or_error
+from ui.runs import CACHE_TTL_S, cached_trace, trace_or_error
+
+
+# The core's lru_cache has no lock: a class opening a chapter at once ran its prediction's simulation once per racing
+# session (6 of 40 in tests/test_class_sharing.py), and apart from the chapter's own run of the same scenario.
+# Streamlit's cache computes a missing value once while the others wait, and the runs go through the shared one.
+@st.cache_resource(max_entries=16, ttl=CACHE_TTL_S, show_spinner=False)
+def prediction(number: int):
+    return _core_prediction(number, cached_trace)
 
 ROLES = {lessons.STATIC: "static", lessons.PREFILL_FIRST: "prefill_first", lessons.DECODE_FIRST: "decode_first",
          lessons.SGLANG_DEFAULT: "sglang", lessons.VLLM_NOCHUNK: "vllm_nochunk", lessons.TRTLLM: "trtllm"}

@@ -17,34 +17,35 @@ from chunkviz.simulator.trace import Trace
 from ui.chapters.charts import budget_figure, utilisation_figure, work_per_step_figure
 from ui.chapters.common import ROLES, chapter_chart, engine_label
 from ui.i18n import t
+from ui.runs import CACHE_TTL_S
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, ttl=CACHE_TTL_S, show_spinner=False)
 def _batching() -> tuple[batching.ModeResult, ...]:
     return batching.compare_batching()
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, ttl=CACHE_TTL_S, show_spinner=False)
 def _sweep() -> tuple[budgets.BudgetPoint, ...]:
     return budgets.sweep_budgets()
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=16, ttl=CACHE_TTL_S, show_spinner=False)  # one per knob of the chapter
 def _effect(knob: knobs.Knob) -> tuple[knobs.RunFigures, ...]:
     return knobs.knob_effect(knob)
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=16, ttl=CACHE_TTL_S, show_spinner=False)  # one per case of the chapter
 def _off(case: str) -> tuple[knobs.RunFigures, ...]:
     return knobs.chunking_off_case(case)
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, ttl=CACHE_TTL_S, show_spinner=False)
 def claims() -> tuple[misconceptions.Claim, ...]:
     return misconceptions.check_claims()
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, ttl=CACHE_TTL_S, show_spinner=False)
 def sharing_facts() -> sharing.SharingFigures:
     return sharing.sharing_figures()
 

@@ -72,7 +72,8 @@ def _parse(raw: bytes) -> CostProfile | str:
 
 def uploaded_profile() -> CostProfile | None:
     """The uploaded profile, validated; shows why a file cannot be used."""
-    upload = st.file_uploader(t("me.upload"), type=["json"], key="me_upload")
+    # 2 MB: the gate's limit for a cost profile (chunkviz/inputs.py); Streamlit's default would hold 200 MB per session
+    upload = st.file_uploader(t("me.upload"), type=["json"], key="me_upload", max_upload_size=2)
     if upload is None:
         st.info(t("me.upload_wait"))
         return None

@@ -24,6 +24,7 @@ from chunkviz.analysis.capacity import CapacityResult, Slo, find_capacity
 from chunkviz.analysis.parallel import default_workers, map_ordered
 from chunkviz.analysis.scenario import Scenario, run_scenario
 from chunkviz.simulator.trace import Trace
+from ui.runs import CACHE_TTL_S
 
 MAX_CACHED_TRACES = 96
 Progress = Callable[[int, int], None] | None
@@ -34,6 +35,9 @@ class _TraceCache:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        # Held while missing points run: a class opening the page at once then runs each sweep once (the others
+        # wait and find it cached) instead of once per student; the pool uses every core anyway.
+        self.compute_lock = threading.Lock()
         self.traces: OrderedDict[Scenario, Trace] = OrderedDict()
 
     def get(self, scenario: Scenario) -> Trace | None:
@@ -50,12 +54,12 @@ class _TraceCache:
                 self.traces.popitem(last=False)
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, show_spinner=False)  # one per server, itself bounded by MAX_CACHED_TRACES
 def _cache() -> _TraceCache:
     return _TraceCache()
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, show_spinner=False)  # one pool per server
 def _pool() -> Executor | None:
     workers = default_workers()
     if workers < 2:
@@ -81,6 +85,13 @@ def _map(fn: Callable, items: list, on_progress: Progress) -> list:
 def run_points(scenarios: list[Scenario], on_progress: Progress = None) -> list[Trace]:
     """The traces of `scenarios`, in order: cached ones at once, the rest in parallel; progress counts both."""
     cache = _cache()
+    if any(cache.get(s) is None for s in scenarios):
+        with cache.compute_lock:  # another session may be running these very points: wait, then take them
+            return _run_missing(cache, scenarios, on_progress)
+    return _run_missing(cache, scenarios, on_progress)
+
+
+def _run_missing(cache: _TraceCache, scenarios: list[Scenario], on_progress: Progress) -> list[Trace]:
     found = {i: cache.get(s) for i, s in enumerate(scenarios)}
     missing = [i for i, trace in found.items() if trace is None]
     already = len(scenarios) - len(missing)
@@ -93,7 +104,7 @@ def run_points(scenarios: list[Scenario], on_progress: Progress = None) -> list[
     return [found[i] for i in range(len(scenarios))]
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, ttl=CACHE_TTL_S, show_spinner=False)
 def capacity(scenario: Scenario, slo: Slo, qps_min: float, qps_max: float) -> CapacityResult:
     """One capacity search (cached per scenario and SLO), its probes in parallel on the kept pool."""
     return find_capacity(scenario, slo, lambda fn, jobs: _map(fn, list(jobs), None), qps_min, qps_max,
