@@ -58,7 +58,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                               "连续批处理、解码优先并分块（vLLM V1 / Sarathi）"),
     "chx.role.vllm_nochunk": ("continuous, decode-first, whole prompts (vLLM V1, chunking off)",
                               "连续批处理、解码优先、整段提示词（vLLM V1，关闭分块）"),
-    "chx.role.trtllm": ("TensorRT-LLM in-flight batching", "TensorRT-LLM 动态批处理（in-flight batching）"),
+    "chx.role.trtllm": ("TensorRT-LLM in-flight batching", "TensorRT-LLM 动态批处理"),
     "chx.role.sglang": ("SGLang defaults (prefill first, chunked)", "SGLang 默认（预填充优先、分块）"),
     "chx.pred.title": ("Predict, then reveal", "先预测，再揭晓"),
     "chx.pred.hold": ("The chart stops just before this step until you answer.", "回答之前，图停在这一步之前。"),

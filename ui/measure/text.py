@@ -51,7 +51,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "me.bad_upload": ("Could not use {name}: {error}", "无法使用 {name}：{error}"),
     "me.no_profile": ("No measurement yet: press the button above, or switch to a profile file.",
                       "还没有测量结果：点击上面的按钮，或改为上传测量文件。"),
-    "me.measured": ("Measured vs roofline", "实测 vs Roofline 模型"),
+    "me.measured": ("Measured vs roofline", "实测与 Roofline 模型对比"),
     "me.about": (
         "{device} · {dtype} · {model} shapes: {layers} layers, hidden {hidden}, {heads} heads ({kv} KV), MLP "
         "{inter}, vocab {vocab} · torch {torch} · check: chunked prefill equals one pass to {diff:.1e} "

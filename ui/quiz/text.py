@@ -18,7 +18,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "qz.opt.attention_flops.more_flops": ("Yes: every chunk recomputes attention over all earlier chunks.",
                                           "会：每个分块都要把之前所有分块的注意力重算一遍。"),
     "qz.opt.attention_flops.same_flops_more_bytes": ("No: the same (query, key) pairs are computed, but more bytes "
-                                                     "are read.", "不会：计算的 (query, key) 对完全相同，但读取的字节更多。"),
+                                                     "are read.", "不会：计算的（查询, 键）对完全相同，但读取的字节更多。"),
     "qz.opt.attention_flops.fewer_flops": ("No, fewer: small chunks mean small attention matrices.",
                                            "不会，反而更少：分块小，注意力矩阵也小。"),
     "qz.opt.attention_flops.no_cost": ("No, and it costs nothing else either.", "不会，而且也没有任何其他代价。"),
@@ -33,8 +33,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "pass and the output agrees up to float rounding. Earlier keys are re-read, not recomputed: each chunk reads "
         "the whole cached prefix again, and a real engine also reads the weights once per step. That is the real "
         "cost of chunking: bytes and time, not FLOPs.",
-        "分块的 query 关注的是之前分块已缓存的 key，加上自己内部的因果三角。所有分块加起来，正好是因果掩码的 "
-        "n(n+1)/2 个格子，每个只算一次，所以 FLOPs 与整体计算相同，输出也只差浮点舍入。之前的 key 是被重新读取，而不"
+        "分块的查询关注的是之前分块已缓存的键，加上自己内部的因果三角。所有分块加起来，正好是因果掩码的 "
+        "n(n+1)/2 个格子，每个只算一次，所以 FLOPs 与整体计算相同，输出也只差浮点舍入。之前的键是被重新读取，而不"
         "是重新计算：每个分块都要把缓存的前缀再读一遍，真实引擎每一步还要再读一遍权重。这才是分块真正的代价：字节和"
         "时间，而不是 FLOPs。"),
     # --- 2. the long request's TTFT ---
@@ -167,7 +167,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "and lm_head weights, never the cache. A quarter of the bytes per token means four times as many tokens in "
         "the same memory.",
         "每个 token 的 KV 字节数 = 2（K 和 V）× 层数 × KV 头数 × 头维度 × 每个值的字节数。两个模型都是 32 层、头维度 "
-        "128、16 位数值；Llama-3-8B 让每个 K/V 头由 4 个 query 头共享（分组查询注意力），所以只保留 8 个 KV 头，而不是 "
+        "128、16 位数值；Llama-3-8B 让每个 K/V 头由 4 个查询头共享（分组查询注意力），所以只保留 8 个 KV 头，而不是 "
         "32 个。词表只影响嵌入层和 lm_head 的权重，与缓存无关。每个 token 的字节数变成四分之一，同样的显存就能放下四倍"
         "的 token。"),
     # --- 8. Belady ---

@@ -1,7 +1,7 @@
 """Texts of the timeline page (English, 中文)."""
 
 TEXTS: dict[str, tuple[str, str]] = {
-    "tl.title": ("Monolithic vs chunked prefill", "整体预填充 vs 分块预填充"),
+    "tl.title": ("Monolithic vs chunked prefill", "整体预填充与分块预填充对比"),
     "tl.lesson": (
         "A kitchen that stops every stove to prep a 100-dish banquet makes every other table wait. Here a long "
         "prompt arrives while chats are streaming: under a prefill-first scheduler (vLLM V0, Orca-style) its whole "
@@ -16,7 +16,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "tl.policy_b": ("Compared engine", "对比引擎"),
     "tl.budget": ("max_num_batched_tokens (chunked engines)", "max_num_batched_tokens（分块引擎）"),
     "tl.threshold": ("long_prefill_token_threshold (0 = off)", "long_prefill_token_threshold（0 为关闭）"),
-    "tl.mixed": ("SGLang --enable-mixed-chunk", "SGLang --enable-mixed-chunk"),
+    "tl.mixed": ("SGLang --enable-mixed-chunk", "SGLang `--enable-mixed-chunk`"),
     "tl.stall": ("stall", "卡顿"),
     "tl.follow": ("Follow the cursor (last 1.5 s)", "跟随游标（最近 1.5 秒）"),
     "tl.follow_help": ("Off: draw the whole run on one time axis.", "关闭：在一条时间轴上画出整个运行过程。"),
