@@ -18,7 +18,7 @@ def base_scenario() -> Scenario:
 
 def lane_labels() -> dict[str, str]:
     keys = ("steps", "waiting", "prefill", "decode", "stall", "preempted", "time_ms", "budget", "tokens", "requests")
-    return {k: t(f"lbl.{k}") for k in keys}
+    return {**{k: t(f"lbl.{k}") for k in keys}, "ms": t("axis.ms")}
 
 
 def finite(value: float | None) -> float | None:

@@ -54,6 +54,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "metric.tbt_p99": ("TBT p99", "字间延迟 p99"),
     "metric.throughput": ("Throughput (output tok/s)", "吞吐（输出 token/秒）"),
     "metric.stalls": ("Steps with stalled decodes", "解码被卡住的步数"),
+    "side.upload_button": ("Upload", "上传"),
+    "side.upload_limit": ("{mb} MB per file · {types}", "每个文件最大 {mb} MB · {types}"),
     "url.ignored": ("Ignored a value in the link: {error}", "已忽略链接中的一个值：{error}"),
     "unit.ms": ("{v:.1f} ms", "{v:.1f} 毫秒"),
 }

@@ -73,7 +73,7 @@ def kv_metric_cards(trace: Trace, m: Metrics, on: Metrics, off: Metrics) -> None
     cols[2].metric(t("kv.m.peak"), f"{trace.peak_blocks_used} / {trace.num_gpu_blocks}")
     cols[3].metric(t("kv.m.preemptions"), m.num_preemptions)
     gain_ms = None if on.ttft_s.mean is None or off.ttft_s.mean is None else (on.ttft_s.mean - off.ttft_s.mean) * 1e3
-    cols[4].metric(t("kv.m.ttft_on"), _ms(on), None if gain_ms is None else f"{gain_ms:+.1f} ms",
+    cols[4].metric(t("kv.m.ttft_on"), _ms(on), None if gain_ms is None else t("unit.delta_ms", v=round(gain_ms, 1) + 0.0),
                    help=t("kv.m.ttft_help"),
                    delta_color="off" if gain_ms is not None and abs(gain_ms) < 0.05 else "inverse")
     cols[5].metric(t("kv.m.ttft_off"), _ms(off))

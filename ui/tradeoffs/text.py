@@ -183,7 +183,7 @@ def current_cards(cur: SweepPoint, mono: SweepPoint | None) -> list[tuple[str, s
         return "–" if v is None else t("unit.ms", v=v * 1e3)
 
     def d_ms(a: float | None, b: float | None) -> str | None:
-        return None if a is None or b is None else f"{(a - b) * 1e3:+.1f} ms"
+        return None if a is None or b is None else t("unit.delta_ms", v=round((a - b) * 1e3, 1) + 0.0)
 
     pct = None if cur.slo_attainment is None else 100 * cur.slo_attainment
     base_pct = None if mono is None or mono.slo_attainment is None else 100 * mono.slo_attainment
