@@ -13,7 +13,7 @@ from plotly.subplots import make_subplots
 
 from chunkviz.analysis.timeline import KINDS, lane_segments
 from chunkviz.simulator.trace import Trace
-from ui.palette import CURSOR, KIND_COLORS
+from ui.palette import CURSOR, KIND_COLORS, pattern_of
 
 LANE_PX = 20  # height of one request lane; six lanes and a title fit in about 200 px per engine
 
@@ -42,7 +42,7 @@ def _bars(fig: go.Figure, trace: Trace, cursor_s: float, row: int, labels: dict[
         fig.add_trace(go.Bar(
             orientation="h", y=[s.request_id for s, _ in items], base=[s.start_s * 1e3 for s, _ in items],
             x=[max((end - s.start_s) * 1e3, 0.3) for s, end in items], name=labels[kind], legendgroup=kind,
-            showlegend=row == 1, marker={"color": KIND_COLORS[kind]}, customdata=[[s.num_tokens] for s, _ in items],
+            showlegend=row == 1, marker={"color": KIND_COLORS[kind], "pattern": pattern_of(kind)}, customdata=[[s.num_tokens] for s, _ in items],
             hovertemplate=f"R%{{y}}: %{{base:.0f}} {labels['ms']} + %{{x:.1f}} {labels['ms']}, %{{customdata[0]}} "
                           f"{labels['tokens']}<extra></extra>"),
             row=row, col=1)

@@ -42,9 +42,10 @@ def _speeds(lang: str) -> list[dict]:
 
 
 def _legend(lang: str) -> list[tuple[str, str]]:
-    kinds = [(tr(f"lbl.{k}", lang), palette.KIND_COLORS[k]) for k in ("waiting", "prefill", "decode", "stall",
-                                                                       "preempted")]
-    return kinds + [(tr("tlv.mixed", lang), palette.MIXED), (tr("tlv.cursor_legend", lang), palette.CURSOR)]
+    kinds = [(tr(f"lbl.{k}", lang), palette.KIND_COLORS[k], k) for k in ("waiting", "prefill", "decode", "stall",
+                                                                          "preempted")]
+    return kinds + [(tr("tlv.mixed", lang), palette.MIXED, "mixed"), (tr("tlv.cursor_legend", lang), palette.CURSOR,
+                                                                       "cursor")]
 
 
 def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -> dict:
@@ -62,6 +63,7 @@ def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -
             "bookmarks": td.bookmark_items(bound, runs), "text": _texts(lang), "speeds": _speeds(lang),
             "default_speed": td.DEFAULT_SPEED, "legend": _legend(lang), "card_labels": [tr(k, lang) for k in _CARDS],
             "colours": {**palette.KIND_COLORS, "mixed": palette.MIXED, "cursor": palette.CURSOR}, "window_ms": td.WINDOW_MS,
+            "patterns": palette.PATTERNS,
             "present": present, "url_param": td.URL_PARAM, "font_px": 17 if present else 14,
             "tick_px": 15 if present else 12, "gutter_px": 46, "lane_max_px": 14,
             "height_px": 330 if present else 470}
