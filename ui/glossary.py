@@ -24,6 +24,7 @@ GLOSSARY: tuple[Term, ...] = (
     Term(r"\b[Rr]oofline\b", "Roofline", ("屋顶线",)),
     Term(r"\bfrontier\b", "帕累托前沿", ("帕累托边界",)),
     Term(r"\bSLO\b", "SLO", ("服务等级目标",)),
+    Term(r"\b[Gg]oodput\b", "有效吞吐", ("好吞吐", "有效吞吐量")),
     Term(r"\blog scale\b", "对数刻度", ("对数坐标",)),
 )
 

@@ -105,7 +105,7 @@ class Timeline {
   cards() {
     const d = this.d, grid = el("div", "cards");
     grid.appendChild(el("span", "h", ""));
-    d.card_labels.forEach((l) => grid.appendChild(el("span", "h", l)));
+    d.card_labels.forEach((l, i) => { const h = el("span", "h", l); h.title = (d.card_help || [])[i] || ""; grid.appendChild(h); });
     d.engines.forEach((e) => {
       grid.appendChild(el("span", "name", `${e.tag} · ${e.label}`));
       e.cards.forEach((c) => {

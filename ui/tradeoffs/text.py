@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chunkviz.analysis.sweep import ClassPoint, SweepPoint
 from ui.i18n import t
+from ui.page_common import METRIC_TERMS, definitions
 
 TEXTS: dict[str, tuple[str, str]] = {
     "to.title": ("Trade-offs: choosing the token budget", "权衡：如何选择 token 预算"),
@@ -177,8 +178,8 @@ def table_rows(points: tuple[SweepPoint, ...]) -> list[dict[str, object]]:
              t("to.col.steps"): p.num_steps} for p in points]
 
 
-def current_cards(cur: SweepPoint, mono: SweepPoint | None) -> list[tuple[str, str, str | None, str]]:
-    """(label, value, delta against monolithic, delta colour) for the current setting's cards."""
+def current_cards(cur: SweepPoint, mono: SweepPoint | None) -> list[tuple[str, str, str | None, str, str | None]]:
+    """(label, value, delta against monolithic, delta colour, definitions) for the current setting's cards."""
     def ms(v: float | None) -> str:
         return "–" if v is None else t("unit.ms", v=v * 1e3)
 
@@ -188,12 +189,14 @@ def current_cards(cur: SweepPoint, mono: SweepPoint | None) -> list[tuple[str, s
     pct = None if cur.slo_attainment is None else 100 * cur.slo_attainment
     base_pct = None if mono is None or mono.slo_attainment is None else 100 * mono.slo_attainment
     return [
-        (t("metric.ttft_p99"), ms(cur.ttft_p99_s), d_ms(cur.ttft_p99_s, mono and mono.ttft_p99_s), "inverse"),
-        (t("metric.tbt_p99"), ms(cur.tbt_p99_s), d_ms(cur.tbt_p99_s, mono and mono.tbt_p99_s), "inverse"),
+        (t("metric.ttft_p99"), ms(cur.ttft_p99_s), d_ms(cur.ttft_p99_s, mono and mono.ttft_p99_s), "inverse",
+         definitions(*METRIC_TERMS["ttft"])),
+        (t("metric.tbt_p99"), ms(cur.tbt_p99_s), d_ms(cur.tbt_p99_s, mono and mono.tbt_p99_s), "inverse",
+         definitions(*METRIC_TERMS["tbt"])),
         (t("metric.throughput"), f"{cur.throughput_output_tokens_per_s:,.0f}",
          None if mono is None else f"{cur.throughput_output_tokens_per_s - mono.throughput_output_tokens_per_s:+,.0f}",
-         "normal"),
+         "normal", None),
         (t("to.within_slo"), "–" if pct is None else f"{pct:.0f}%",
          None if pct is None or base_pct is None or round(pct - base_pct) == 0 else t("to.pp", v=pct - base_pct),
-         "normal"),
+         "normal", definitions("goodput")),
     ]
