@@ -18,7 +18,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                           "键：peak_tflops、hbm_tb_per_s、memory_gb，可选 interconnect_gb_per_s"),
     "side.custom_loaded": ("Using your {what}: {name}", "正在使用你的{what}：{name}"),
     "side.bad_file": ("Could not use that file: {error}", "无法使用该文件：{error}"),
-    "nav.timeline": ("Monolithic vs chunked", "整体与分块预填充"),
+    "nav.timeline": ("Prefill-first vs chunked", "预填充优先与分块预填充"),
     "nav.kv": ("Paged KV cache", "分页 KV 缓存"),
     "nav.paging": ("Page replacement", "页面置换"),
     "nav.tradeoffs": ("Trade-offs", "延迟与吞吐权衡"),

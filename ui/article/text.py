@@ -48,7 +48,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                      "second (sidebar), on {model} and {gpu}; milliseconds, not toy steps.",
                      "{n} 个请求按原文的分布抽样（种子 {seed}），以每秒 {qps:g} 个的速率到达（见侧边栏），运行在 "
                      "{gpu} 上的 {model}；单位是毫秒，而不是玩具的时间步。"),
-    "sd.real_mono": ("Prefill-first whole prompts (vLLM V0 scheduler)", "预填充优先的整段预填充（vLLM V0 调度器）"),
+    "sd.real_mono": ("Prefill-first (vLLM V0): whole prompts", "预填充优先（vLLM V0）：整段预填充"),
     "sd.real_chunked": ("Chunked prefill, budget 512 (deltas against the row above)",
                         "分块预填充，预算 512（差值相对上一行）"),
     "sd.why": ("Why the toy says the opposite", "为什么玩具模型得出相反的结论"),

@@ -53,7 +53,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.lbl.peak_sharing": ("{blocks} blocks shared, ref count up to {refs}", "{blocks} 个块被共享，引用计数最高 {refs}"),
     "chx.lbl.longest_wait": ("R{rid} queued {ms:,.0f} ms before its first step", "R{rid} 排队 {ms:,.0f} 毫秒才开始计算"),
     "chx.role.static": ("static batching", "静态批处理"),
-    "chx.role.prefill_first": ("continuous, prefill-first (vLLM V0, no chunking)", "连续批处理、预填充优先（vLLM V0，不分块）"),
+    "chx.role.prefill_first": ("continuous, prefill-first (vLLM V0)", "连续批处理、预填充优先（vLLM V0）"),
     "chx.role.decode_first": ("continuous, decode-first with chunks (vLLM V1 / Sarathi)",
                               "连续批处理、解码优先并分块（vLLM V1 / Sarathi）"),
     "chx.role.vllm_nochunk": ("continuous, decode-first, whole prompts (vLLM V1, chunking off)",

@@ -99,14 +99,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.lbl.lengths": ("Prompt vs output length (replayed)", "提示词与输出长度（回放部分）"),
     "rt.lbl.prompt_tokens": ("prompt tokens (log scale)", "提示词 token（对数刻度）"),
     "rt.lbl.output_tokens": ("output tokens", "输出 token"),
-    "rt.replay": ("Replay: monolithic vs chunked prefill", "回放：整体预填充与分块预填充对比"),
+    "rt.replay": ("Replay: prefill-first vs chunked prefill", "回放：预填充优先与分块预填充对比"),
     "rt.replay_note": ("Same requests on the sidebar's model and GPU ({model} on {gpu}); only the scheduler "
                        "differs.", "同一批请求，使用侧边栏的模型和 GPU（{model}，{gpu}）；只有调度器不同。"),
     "rt.budget": ("max_num_batched_tokens (chunked engine)", "max_num_batched_tokens（分块引擎）"),
-    "rt.eng.monolithic": ("Prefill-first (vLLM V0 / Orca-style)", "预填充优先（vLLM V0 / Orca 式）"),
+    "rt.eng.monolithic": ("prefill-first (vLLM V0)", "预填充优先（vLLM V0）"),
     "rt.eng.chunked": ("Chunked prefill, budget {budget}", "分块预填充，预算 {budget}"),
-    "rt.delta_note": ("Deltas compare chunked with monolithic; green is better.",
-                      "差值是分块相对整体预填充；绿色表示更好。"),
+    "rt.delta_note": ("Deltas compare chunked prefill with prefill-first; green is better.",
+                      "差值是分块预填充相对预填充优先；绿色表示更好。"),
     "rt.takeaway": (
         "Read the bars as a trade: chunking usually costs some time to first token (a long prompt now takes several "
         "steps) and buys a steadier stream for everyone already being served (a lower p99 TBT). Raise k to watch "

@@ -46,7 +46,7 @@ class PolicyEntry:
 
 _ENTRIES = (
     PolicyEntry("monolithic", schedule_monolithic, False, False, newest_victim, d.vllm_v0_defaults,
-                "prefill-first (vLLM V0 / Orca-style)", "预填充优先（vLLM V0 / Orca 式）",
+                "prefill-first (vLLM V0)", "预填充优先（vLLM V0）",
                 "vllm/core/scheduler.py Scheduler._schedule_default"),
     PolicyEntry("vllm-nochunk", schedule_vllm_nochunk, False, False, newest_victim, d.vllm_v1_defaults,
                 "vLLM V1, chunked prefill off", "vLLM V1（关闭分块预填充）",
