@@ -32,4 +32,5 @@ LIGHT_BACKGROUND, DARK_BACKGROUND = "#FFFFFF", "#0E1117"  # Streamlit's two them
 
 def pattern_of(kind: str) -> dict:
     """Plotly `marker.pattern` for a kind: its hatching, or none."""
-    return {"shape": PATTERNS.get(kind, ""), "solidity": 0.35, "fgcolor": "#000000", "fgopacity": 0.45}
+    return {"shape": PATTERNS.get(kind, ""), "fillmode": "overlay", "solidity": 0.35, "fgcolor": "#000000",
+            "fgopacity": 0.45}  # overlay: the hatching lies on the bar's own colour
