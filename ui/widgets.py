@@ -42,13 +42,14 @@ DEFAULT_UPLOAD_MB = 200  # Streamlit's server.maxUploadSize default, which the a
 
 
 def _zh_uploader_css(key: str, types: tuple[str, ...], max_mb: int) -> str:
+    # font-size 0 gives the hidden English no width, so the translation (::after, inline) sets the size itself.
     where = f".st-key-{key} [data-testid=stFileUploaderDropzone]"
     limit = t("side.upload_limit", mb=max_mb, types=" · ".join(x.upper() for x in types))
-    return (f"{where} button p,{where} [data-testid=stFileUploaderDropzoneInstructions] span"
-            "{visibility:hidden;position:relative;white-space:nowrap}"
-            f'{where} button p::after{{content:"{t("side.upload_button")}";visibility:visible;position:absolute;left:0}}'
+    hide = "{visibility:hidden;font-size:0}"
+    return (f"{where} button p{hide}{where} [data-testid=stFileUploaderDropzoneInstructions] span{hide}"
+            f'{where} button p::after{{content:"{t("side.upload_button")}";visibility:visible;font-size:1rem}}'
             f"{where} [data-testid=stFileUploaderDropzoneInstructions] span::after"
-            f'{{content:"{limit}";visibility:visible;position:absolute;left:0;top:0}}')
+            f'{{content:"{limit}";visibility:visible;font-size:0.875rem}}')
 
 
 def file_uploader(container, label: str, types: tuple[str, ...], key: str, max_mb: int = DEFAULT_UPLOAD_MB, **kw):

@@ -9,7 +9,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "total. What chunking adds is memory traffic: each chunk re-reads the cached prefix, like a cook who makes "
         "a banquet in ten batches with the same ingredients but walks to the fridge ten times.",
         "因果注意力是“前缀增量”的：第 i 个 token 只看第 0…i 个 token。所以一个分块只要从 KV 缓存里读出之前所有分块的"
-        " K 和 V，再加上自己内部的因果三角，得到的结果就与一次性整体计算完全相同；（查询, 键）对的总数、也就是注意力"
+        " K 和 V，再加上自己内部的因果三角，得到的结果就与一次性整体计算完全相同；（查询，键）对的总数、也就是注意力"
         "的 FLOPs 也一样多。分块真正增加的是访存：每个分块都要把缓存里的前缀重新读一遍——就像厨师把一桌宴席分十批来"
         "做，食材一点没多用，只是多跑了十趟冰箱。"),
     "am.n": ("Prompt tokens N", "提示词 token 数 N"),
@@ -30,7 +30,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "am.num_chunks": ("Chunks", "分块数"),
     "am.cursor_all": ("Step 0 shows the whole prefill, coloured by the chunk that computes each (query, key) cell. "
                       "Step k shows chunk k at work.",
-                      "第 0 步展示整个预填充，每个（查询, 键）格子按计算它的分块着色；第 k 步展示第 k 个分块的工作。"),
+                      "第 0 步展示整个预填充，每个（查询，键）格子按计算它的分块着色；第 k 步展示第 k 个分块的工作。"),
     "am.cursor_chunk": ("Chunk {k} of {num}: queries {start}–{end} read {cached} cached keys and values and compute a "
                         "{c}×{c} causal triangle of their own: {pairs} pairs, {flops} FLOPs, {bytes} of KV read.",
                         "第 {k}/{num} 个分块：查询 {start}–{end} 读取 {cached} 个已缓存的 K/V，再计算自己 {c}×{c} 的"

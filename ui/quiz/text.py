@@ -18,7 +18,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "qz.opt.attention_flops.more_flops": ("Yes: every chunk recomputes attention over all earlier chunks.",
                                           "会：每个分块都要把之前所有分块的注意力重算一遍。"),
     "qz.opt.attention_flops.same_flops_more_bytes": ("No: the same (query, key) pairs are computed, but more bytes "
-                                                     "are read.", "不会：计算的（查询, 键）对完全相同，但读取的字节更多。"),
+                                                     "are read.", "不会：计算的（查询，键）对完全相同，但读取的字节更多。"),
     "qz.opt.attention_flops.fewer_flops": ("No, fewer: small chunks mean small attention matrices.",
                                            "不会，反而更少：分块小，注意力矩阵也小。"),
     "qz.opt.attention_flops.no_cost": ("No, and it costs nothing else either.", "不会，而且也没有任何其他代价。"),
