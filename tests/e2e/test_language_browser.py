@@ -110,3 +110,12 @@ def test_every_page_speaks_one_language(reader, server_url, lang):
         if bad:
             report[path or "/"] = bad
     assert not report, "\n".join(f"{p}: {b}" for p, b in report.items())
+
+
+def test_the_check_flags_what_issue_22_found_and_passes_kept_names():
+    """The rule itself, without a browser: the strings the issue saw fail, the glossary's names pass."""
+    assert offenders(["首字延迟 p50 (ms)", "TTFT p50 (ms)"], "en") == ["首字延迟 p50 (ms)"]
+    flagged = offenders(["View 7 more", "200MB per file • JSON", "query token", "+80.7 ms", "0 ms"], "zh")
+    assert len(flagged) == 5
+    assert offenders(["max_num_batched_tokens（分块引擎）", "预填充优先（vLLM V0）", "首字延迟 p99 R12", "+80.7 毫秒",
+                      "Llama-3-8B · H100 · config.json"], "zh") == []
