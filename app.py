@@ -28,7 +28,7 @@ PAGES = [
 # The lecture first, in the article's order (labels begin with the chapter number); the pages above follow.
 LECTURE = [st.Page(page_file(c), title=nav_label(c), url_path=c.slug) for c in CHAPTERS]
 first_run_via_folder = folder_navigation_ran()  # must be read before st.navigation (ui/deep_link.py)
-page = st.navigation({t("chx.nav_lecture"): LECTURE, t("chx.nav_reference"): PAGES})
+page = st.navigation({t("chx.nav_lecture"): LECTURE, t("chx.nav_reference"): PAGES}, expanded=True)  # no "View N more"
 fix_first_deep_link(first_run_via_folder, page)
 notices = st.container()
 if page.url_path in {c.slug for c in CHAPTERS}:

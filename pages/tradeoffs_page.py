@@ -48,8 +48,8 @@ for load in result.load_multipliers:
     (st.success if best else st.warning)(text.best_sentence(best, load, slo_ttft_ms, slo_tbt_ms))
 main_load = result.load_multipliers[0]
 current = next(p for p in result.chunked(main_load) if p.budget_tokens == budget)
-for col, (label, value, delta, colour) in zip(st.columns(4), text.current_cards(current, result.baseline(main_load))):
-    col.metric(label, value, delta, delta_color=colour)
+for col, (label, value, delta, colour, defs) in zip(st.columns(4), text.current_cards(current, result.baseline(main_load))):
+    col.metric(label, value, delta, delta_color=colour, help=defs)
 st.caption(t("to.current", budget=budget, load=names[main_load]))
 labels = text.chart_labels()
 st.subheader(t("to.against_budget"))

@@ -33,7 +33,7 @@ def test_every_policy_has_its_traits_and_both_labels():
         assert entry.label_en and entry.label_zh and entry.follows
     chunking = {name for name, e in REGISTRY.items() if e.chunks(make_config(name).scheduler)}
     assert chunking == {"chunked", "sarathi", "sglang"}  # trtllm: only with --trtllm-chunked-context
-    assert REGISTRY["monolithic"].label_en == "prefill-first (vLLM V0 / Orca-style)"
+    assert REGISTRY["monolithic"].label_en == "prefill-first (vLLM V0)"
 
 
 def test_traits_read_by_the_engine_come_from_the_registry():

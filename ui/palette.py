@@ -1,20 +1,36 @@
-"""The one colour system of every page: one colour per meaning, mid-luminance Tableau 10 hues that read on both the
-light and the dark theme (checked on screenshots of both).
+"""The one colour system of every page: one colour per meaning, safe under colour-vision deficiencies.
 
-Invariant: prefill, decode, stall, waiting, mixed, preempted and the cursor each have exactly one colour, used by
-every chart and by the timeline component; no two meanings share a colour (the cursor is not the stall red).
+The hues are Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008: orange, blue, vermillion,
+reddish purple) plus three of Paul Tol's (sky, wine, sand; personal.sron.nl/~pault), two greys and a brown, picked
+so that every pair of meanings differs by ΔE00 ≥ 10 under normal vision and under simulated deuteranopia,
+protanopia and tritanopia (Machado et al. 2009, severity 1), and each has a contrast ratio ≥ 1.5 against both the
+light (#FFFFFF) and the dark (#0E1117) Streamlit background; tests/ui/test_palette.py computes both.
+
+Invariant: prefill, decode, stall, waiting, mixed, preempted, the cursor, free and cached blocks and a reference
+line each have exactly one colour, used by every chart and by the timeline component; no two share a colour. Stall,
+preempted and mixed also carry a pattern (PATTERNS), so they read without colour too.
 """
 
-PREFILL = "#F28E2B"  # orange
-DECODE = "#4E79A7"  # blue
-WAITING = "#A0A7B4"  # grey
-STALL = "#E15759"  # red
-PREEMPTED = "#B07AA1"  # purple
-MIXED = "#59A14F"  # green: a step that runs prefill and decode tokens together
-FREE = "#8C96A6"  # free KV block (a blue-grey, lighter role than waiting)
-CACHED = "#EDC948"  # cached KV block (yellow)
-CURSOR = "#17A2B8"  # teal: the cursor, unlike any bar colour
+PREFILL = "#E69F00"  # Okabe–Ito orange
+DECODE = "#0072B2"  # Okabe–Ito blue
+WAITING = "#808080"  # mid grey
+STALL = "#D55E00"  # Okabe–Ito vermillion: the stall red (frozen chats too)
+PREEMPTED = "#CC79A7"  # Okabe–Ito reddish purple
+MIXED = "#88CCEE"  # Tol sky: a step that runs prefill and decode tokens together
+FREE = "#BBBBBB"  # free KV block: a light grey, lighter role than waiting
+CACHED = "#DDCC77"  # cached KV block: Tol sand
+CURSOR = "#AA3377"  # Tol wine: the cursor, unlike any bar colour
 REFERENCE = "#9C755F"  # brown: a reference line or baseline that is none of the meanings above
 KIND_COLORS = {"waiting": WAITING, "prefill": PREFILL, "decode": DECODE, "stall": STALL, "preempted": PREEMPTED}
 MEANINGS = {"prefill": PREFILL, "decode": DECODE, "waiting": WAITING, "stall": STALL, "preempted": PREEMPTED,
-            "mixed": MIXED, "cursor": CURSOR}
+            "mixed": MIXED, "cursor": CURSOR, "free": FREE, "cached": CACHED, "reference": REFERENCE}
+# The non-colour cue of the kinds a reader must tell apart without colour: a Plotly bar pattern (marker.pattern
+# shape) and the same hatching on the timeline component's canvas (ui/timeline/timeline.js HATCH) and legend.
+PATTERNS = {"stall": "x", "preempted": "/", "mixed": "."}
+LIGHT_BACKGROUND, DARK_BACKGROUND = "#FFFFFF", "#0E1117"  # Streamlit's two theme backgrounds
+
+
+def pattern_of(kind: str) -> dict:
+    """Plotly `marker.pattern` for a kind: its hatching, or none."""
+    return {"shape": PATTERNS.get(kind, ""), "fillmode": "overlay", "solidity": 0.35, "fgcolor": "#000000",
+            "fgopacity": 0.45}  # overlay: the hatching lies on the bar's own colour

@@ -18,7 +18,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                           "键：peak_tflops、hbm_tb_per_s、memory_gb，可选 interconnect_gb_per_s"),
     "side.custom_loaded": ("Using your {what}: {name}", "正在使用你的{what}：{name}"),
     "side.bad_file": ("Could not use that file: {error}", "无法使用该文件：{error}"),
-    "nav.timeline": ("Monolithic vs chunked", "整体 vs 分块预填充"),
+    "nav.timeline": ("Prefill-first vs chunked", "预填充优先与分块预填充"),
     "nav.kv": ("Paged KV cache", "分页 KV 缓存"),
     "nav.paging": ("Page replacement", "页面置换"),
     "nav.tradeoffs": ("Trade-offs", "延迟与吞吐权衡"),
@@ -50,12 +50,32 @@ TEXTS: dict[str, tuple[str, str]] = {
     "err.config": ("This setting cannot run: {error}", "这个设置无法运行：{error}"),
     "run.simulating": ("Simulating… (changing a setting again starts the new run as soon as this one ends)",
                        "正在模拟……（再改设置，新一轮会在这一轮结束后立即开始）"),
+    # The definitions, once for every page (ui/page_common.definitions renders those a page uses). Sources: TBT is
+    # every gap between two output tokens of a request (Trace.tbt_gaps_s), which is what vLLM's benchmark and the
+    # seed article call ITL; goodput as chunkviz/analysis/goodput.py defines it.
+    "def.ttft": ("TTFT (time to first token): from a request's arrival to its first output token, waiting in the "
+                 "queue included.",
+                 "首字延迟：从请求到达到它的第一个输出 token 的时间，包括在队列中等待的时间。"),
+    "def.tbt": ("TBT (time between tokens): the gap between two consecutive output tokens of one request, taken over "
+                "every gap of every request. The seed article and vLLM's benchmark call the same gaps ITL "
+                "(inter-token latency): another name, the same measure.",
+                "字间延迟：同一个请求相邻两个输出 token 之间的间隔，统计所有请求的每一个间隔。原文和 vLLM 的基准测试"
+                "用的是另一个英文缩写，量的却是同样的间隔。"),
+    "def.pct": ("p50 / p99: the value that 50 % / 99 % of the measurements do not exceed — the median and the tail; "
+                "p99 shows the rare long waits an average hides.",
+                "p50 / p99：50% / 99% 的测量值都不超过的那个值，即中位数和尾部；p99 能看出被平均值掩盖的少数长等待。"),
+    "def.goodput": ("Goodput: finished requests per second that meet every latency target (SLO). vLLM's benchmark "
+                    "judges a request's mean time per output token; the strict form judges every gap.",
+                    "有效吞吐：每秒完成、且满足每一项延迟目标（SLO）的请求数。vLLM 的基准测试按请求的平均每 token "
+                    "时间判断，严格的定义则检查每一个间隔。"),
     "metric.ttft_p50": ("TTFT p50", "首字延迟 p50"),
     "metric.ttft_p99": ("TTFT p99", "首字延迟 p99"),
     "metric.tbt_p50": ("TBT p50", "字间延迟 p50"),
     "metric.tbt_p99": ("TBT p99", "字间延迟 p99"),
     "metric.throughput": ("Throughput (output tok/s)", "吞吐（输出 token/秒）"),
     "metric.stalls": ("Steps with stalled decodes", "解码被卡住的步数"),
+    "side.upload_button": ("Upload", "上传"),
+    "side.upload_limit": ("{mb} MB per file · {types}", "每个文件最大 {mb} MB · {types}"),
     "url.ignored": ("Ignored a value in the link: {error}", "已忽略链接中的一个值：{error}"),
     "unit.ms": ("{v:.1f} ms", "{v:.1f} 毫秒"),
 }

@@ -14,7 +14,7 @@ from chunkviz.cost.catalogue import GPUS, MODELS, gpu_from_json, model_from_hf_c
 from chunkviz.errors import InputError
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
 from ui import url_state
-from ui.i18n import LANG_LABELS, LANGS, labeler, t
+from ui.i18n import LANG_LABELS, LANGS, current_lang, labeler, t
 from ui.plain import md_escape
 
 
@@ -27,7 +27,36 @@ def language_switch() -> str:
     url_state.seed("lang", "en", url_state.choice_parser(LANGS))
     st.sidebar.radio(t("lang.label"), LANGS, key="lang", format_func=LANG_LABELS.get, horizontal=True)
     url_state.publish("lang")
+    if st.session_state["lang"] == "zh":
+        st.html(f"<style>{_ZH_SKIP_LINK_CSS}</style>")
     return st.session_state["lang"]
+
+
+# Streamlit prints a few strings of its own that no argument translates: the uploader's button ("Upload") and limit
+# line ("200MB per file • JSON"), and the keyboard skip link. On a 中文 page CSS hides each (visibility, so the
+# layout keeps its size) and draws the translated text in its place (::after); a screen reader reads ::after too.
+_ZH_SKIP_LINK_CSS = ('[data-testid="stSkipToContent"]{visibility:hidden}'
+                     '[data-testid="stSkipToContent"]::after{content:"跳到正文";visibility:visible;position:absolute;'
+                     'left:0;top:0;padding:inherit}')
+DEFAULT_UPLOAD_MB = 10  # the server-wide cap scripts/run-app.sh sets (--server.maxUploadSize); uploaders pass their own
+
+
+def _zh_uploader_css(key: str, types: tuple[str, ...], max_mb: int) -> str:
+    # font-size 0 gives the hidden English no width, so the translation (::after, inline) sets the size itself.
+    where = f".st-key-{key} [data-testid=stFileUploaderDropzone]"
+    limit = t("side.upload_limit", mb=max_mb, types=" · ".join(x.upper() for x in types))
+    hide = "{visibility:hidden;font-size:0}"
+    return (f"{where} button p{hide}{where} [data-testid=stFileUploaderDropzoneInstructions] span{hide}"
+            f'{where} button p::after{{content:"{t("side.upload_button")}";visibility:visible;font-size:1rem}}'
+            f"{where} [data-testid=stFileUploaderDropzoneInstructions] span::after"
+            f'{{content:"{limit}";visibility:visible;font-size:0.875rem}}')
+
+
+def file_uploader(container, label: str, types: tuple[str, ...], key: str, max_mb: int = DEFAULT_UPLOAD_MB, **kw):
+    """st.file_uploader whose own strings read in the page's language (see _zh_uploader_css)."""
+    if current_lang() == "zh":
+        st.html(f"<style>{_zh_uploader_css(key, types, max_mb)}</style>")
+    return container.file_uploader(label, type=list(types), key=key, max_upload_size=max_mb, **kw)
 
 
 def sidebar_scenario() -> Scenario:
@@ -51,7 +80,7 @@ def _uploaded_model():
     with st.sidebar.expander(t("side.own_model")):
         # Streamlit keeps an upload in the server's memory for the session (default cap 200 MB); the gate refuses
         # specs over 1,000,000 bytes anyway (chunkviz/inputs.py), so 1 MB bounds what a student can park there.
-        upload = st.file_uploader("config.json", type=["json"], key="model_upload", max_upload_size=1)
+        upload = file_uploader(st, "config.json", ("json",), "model_upload", max_mb=1)
     if upload is None:
         return None
     try:
@@ -65,8 +94,7 @@ def _uploaded_model():
 
 def _uploaded_gpu():
     with st.sidebar.expander(t("side.own_gpu")):
-        upload = st.file_uploader("gpu.json", type=["json"], key="gpu_upload", help=t("side.own_gpu_help"),
-                                  max_upload_size=1)
+        upload = file_uploader(st, "gpu.json", ("json",), "gpu_upload", max_mb=1, help=t("side.own_gpu_help"))
     if upload is None:
         return None
     try:

@@ -88,7 +88,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "lecture", (SGLANG_DEFAULT, DECODE_FIRST), ("long_prefill", "long_last_chunk"), "long_last_chunk"),
     Chapter(8, "ch8-misconceptions", "Misconceptions and interview questions", "常见误区与面试题",
             "Six claims about chunked prefill, each checked by a run of the simulator.",
-            "关于 Chunked Prefill 的六个说法，每个都用模拟器跑一遍来核对。",
+            "关于分块预填充的六个说法，每个都用模拟器跑一遍来核对。",
             "lecture", (PREFILL_FIRST, DECODE_FIRST), ("long_prefill", "long_first_token")),
 )
 

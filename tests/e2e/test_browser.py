@@ -40,17 +40,17 @@ def test_every_page_renders_a_chart(page, server_url, path):
 
 def test_language_switch_changes_the_text(page, server_url):
     _goto(page, server_url, "")
-    assert page.get_by_role("heading", name="Monolithic vs chunked prefill").count() == 1
+    assert page.get_by_role("heading", name="Prefill-first vs chunked prefill").count() == 1
     page.get_by_text("中文").click()
     wait_for_app(page)
-    page.get_by_role("heading", name="整体预填充 vs 分块预填充").wait_for(timeout=30000)
+    page.get_by_role("heading", name="预填充优先与分块预填充对比").wait_for(timeout=30000)
     assert "lang=zh" in page.url
     screenshot(page, "timeline-zh")
 
 
 def test_shared_url_restores_page_parameters(page, server_url):
     _goto(page, server_url, "?lang=zh&pa=sglang&budget=1024&t_ms=2200")
-    page.get_by_role("heading", name="整体预填充 vs 分块预填充").wait_for(timeout=30000)
+    page.get_by_role("heading", name="预填充优先与分块预填充对比").wait_for(timeout=30000)
     thumb = page.get_by_test_id("stSliderThumbValue")
     assert any(thumb.nth(i).text_content() == "1024" for i in range(thumb.count()))
     assert page.get_by_text("SGLang（预填充优先）").count() >= 1

@@ -58,7 +58,7 @@ def test_old_step_links_and_new_time_links_set_the_start_cursor():
 
 def test_language_switch_and_shared_link():
     at = open_app(lang="zh", pa="sglang")
-    assert at.title[0].value == "整体预填充 vs 分块预填充"
+    assert at.title[0].value == "预填充优先与分块预填充对比"
     assert at.selectbox(key="pa_zh").value == "sglang"  # Chinese selectboxes carry a _zh key (url_state.widget_key)
     data = _data(at)
     assert data["text"]["play"] == "▶ 播放" and "毫秒" in data["engines"][0]["cards"][0]["value"]

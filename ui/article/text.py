@@ -32,7 +32,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "sd.col.mean": ("mean TTFT", "平均首字延迟"),
     "sd.col.p95_toy": ('"P95" TTFT', "“P95” 首字延迟"),
     "sd.col.mean_arr": ("mean TTFT from arrival", "从到达起算的平均首字延迟"),
-    "sd.col.p95_arr": ("P95 首字延迟 from arrival", "从到达起算的 P95 首字延迟"),
+    "sd.col.p95_arr": ("P95 TTFT from arrival", "从到达起算的 P95 首字延迟"),
     "sd.mode.monolithic": ("whole-prompt prefill", "整体预填充"),
     "sd.mode.chunked": ("chunked prefill ({chunk})", "分块预填充（{chunk}）"),
     "sd.chart_title": ("Toy TTFT per request (steps)", "玩具模型中每个请求的首字延迟（时间步）"),
@@ -48,7 +48,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                      "second (sidebar), on {model} and {gpu}; milliseconds, not toy steps.",
                      "{n} 个请求按原文的分布抽样（种子 {seed}），以每秒 {qps:g} 个的速率到达（见侧边栏），运行在 "
                      "{gpu} 上的 {model}；单位是毫秒，而不是玩具的时间步。"),
-    "sd.real_mono": ("Prefill-first whole prompts (vLLM V0 scheduler)", "预填充优先的整段预填充（vLLM V0 调度器）"),
+    "sd.real_mono": ("Prefill-first (vLLM V0): whole prompts", "预填充优先（vLLM V0）：整段预填充"),
     "sd.real_chunked": ("Chunked prefill, budget 512 (deltas against the row above)",
                         "分块预填充，预算 512（差值相对上一行）"),
     "sd.why": ("Why the toy says the opposite", "为什么玩具模型得出相反的结论"),
@@ -74,7 +74,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                               "首字延迟记录的是首个 token 出现时的绝对时间步，而不是从请求到达起经过的时间，所以一个请求"
                               "仅仅因为到得晚，看起来就很慢。"),
     "sd.flaw.p95_index_off_by_one": (FLAWS["p95_index_off_by_one"],
-                                     "所谓“P95”读的是排序后下标 int(0.95·n) - 1 的值；只要 0.95·n 不是整数，它就比"
+                                     "所谓“P95”读的是排序后下标 `int(0.95·n) - 1` 的值；只要 0.95·n 不是整数，它就比"
                                      "最近秩法的 P95（第 ⌈0.95·n⌉ 名）低一名：30 个请求时，它报告的是第 28 小的首字延迟，"
                                      "而不是第 29 小的。"),
     "sd.flaw.chunk_one_per_step": (FLAWS["chunk_one_per_step"],
@@ -85,6 +85,6 @@ TEXTS: dict[str, tuple[str, str]] = {
                                         "整体路径把一次完整的预填充算作时钟的一次跳跃，其间没有任何解码在运行；排队的"
                                         "预填充一个接一个地跳，于是正在生成的请求全部卡住，而这段卡顿并没有被算作工作。"),
     "sd.flaw.chunk_over_budget_stalls": (FLAWS["chunk_over_budget_stalls"],
-                                         "如果一个分块的开销超过整个预算（chunk · wp > budget），分块路径永远不会预填充，"
+                                         "如果一个分块的开销超过整个预算（`chunk · wp > budget`），分块路径永远不会预填充，"
                                          "玩具的循环也永远不会结束；这里的实现会直接拒绝这样的分块。"),
 }

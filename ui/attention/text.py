@@ -9,7 +9,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "total. What chunking adds is memory traffic: each chunk re-reads the cached prefix, like a cook who makes "
         "a banquet in ten batches with the same ingredients but walks to the fridge ten times.",
         "因果注意力是“前缀增量”的：第 i 个 token 只看第 0…i 个 token。所以一个分块只要从 KV 缓存里读出之前所有分块的"
-        " K 和 V，再加上自己内部的因果三角，得到的结果就与一次性整体计算完全相同；(query, key) 对的总数、也就是注意力"
+        " K 和 V，再加上自己内部的因果三角，得到的结果就与一次性整体计算完全相同；（查询，键）对的总数、也就是注意力"
         "的 FLOPs 也一样多。分块真正增加的是访存：每个分块都要把缓存里的前缀重新读一遍——就像厨师把一桌宴席分十批来"
         "做，食材一点没多用，只是多跑了十趟冰箱。"),
     "am.n": ("Prompt tokens N", "提示词 token 数 N"),
@@ -30,10 +30,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "am.num_chunks": ("Chunks", "分块数"),
     "am.cursor_all": ("Step 0 shows the whole prefill, coloured by the chunk that computes each (query, key) cell. "
                       "Step k shows chunk k at work.",
-                      "第 0 步展示整个预填充，每个 (query, key) 格子按计算它的分块着色；第 k 步展示第 k 个分块的工作。"),
+                      "第 0 步展示整个预填充，每个（查询，键）格子按计算它的分块着色；第 k 步展示第 k 个分块的工作。"),
     "am.cursor_chunk": ("Chunk {k} of {num}: queries {start}–{end} read {cached} cached keys and values and compute a "
                         "{c}×{c} causal triangle of their own: {pairs} pairs, {flops} FLOPs, {bytes} of KV read.",
-                        "第 {k}/{num} 个分块：query {start}–{end} 读取 {cached} 个已缓存的 K/V，再计算自己 {c}×{c} 的"
+                        "第 {k}/{num} 个分块：查询 {start}–{end} 读取 {cached} 个已缓存的 K/V，再计算自己 {c}×{c} 的"
                         "因果三角：共 {pairs} 对，{flops} FLOPs，读取 KV {bytes}。"),
     "am.mask_title": ("Causal mask: which chunk computes each cell", "因果掩码：每个格子由哪个分块计算"),
     "am.work_title": ("Work per chunk against one pass", "每个分块的工作量与整体计算对比"),
@@ -58,8 +58,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                      "the step terms, including {overhead:.0f} ms of fixed overhead per step.",
                      "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 Roofline 项之和，含每步 "
                      "{overhead:.0f} 毫秒的固定开销。"),
-    "am.lbl.query": ("query token", "query token"),
-    "am.lbl.key": ("key token", "key token"),
+    "am.lbl.query": ("query token", "查询 token"),
+    "am.lbl.key": ("key token", "键 token"),
     "am.lbl.chunk_no": ("chunk", "分块"),
     "am.lbl.chunk_index": ("chunk index", "分块序号"),
     "am.lbl.flops_panel": ("attention FLOPs", "注意力 FLOPs"),

@@ -13,7 +13,7 @@ from plotly.subplots import make_subplots
 
 from chunkviz.analysis.timeline import KINDS, lane_segments
 from chunkviz.simulator.trace import Trace
-from ui.palette import CURSOR, KIND_COLORS
+from ui.palette import CURSOR, KIND_COLORS, pattern_of
 
 LANE_PX = 20  # height of one request lane; six lanes and a title fit in about 200 px per engine
 
@@ -42,8 +42,9 @@ def _bars(fig: go.Figure, trace: Trace, cursor_s: float, row: int, labels: dict[
         fig.add_trace(go.Bar(
             orientation="h", y=[s.request_id for s, _ in items], base=[s.start_s * 1e3 for s, _ in items],
             x=[max((end - s.start_s) * 1e3, 0.3) for s, end in items], name=labels[kind], legendgroup=kind,
-            showlegend=row == 1, marker={"color": KIND_COLORS[kind]}, customdata=[[s.num_tokens] for s, _ in items],
-            hovertemplate="R%{y}: %{base:.0f} ms + %{x:.1f} ms, %{customdata[0]} tokens<extra></extra>"),
+            showlegend=row == 1, marker={"color": KIND_COLORS[kind], "pattern": pattern_of(kind)}, customdata=[[s.num_tokens] for s, _ in items],
+            hovertemplate=f"R%{{y}}: %{{base:.0f}} {labels['ms']} + %{{x:.1f}} {labels['ms']}, %{{customdata[0]}} "
+                          f"{labels['tokens']}<extra></extra>"),
             row=row, col=1)
 
 
@@ -74,7 +75,7 @@ def lanes_figure(rows: tuple[EngineRow, ...], cursor_s: float, x_max_s: float, l
                          row=i, col=1, tickfont={"size": 13 if big else 11})
         fig.add_vline(x=cursor_s * 1e3, line={"color": CURSOR, "width": 2, "dash": "dot"}, row=i, col=1)
     # Milliseconds on the ticks instead of an axis title: the legend gets the row under the last engine.
-    fig.update_xaxes(range=[0, x_max_s * 1e3], tickfont={"size": 14 if big else 11}, ticksuffix=" ms")
+    fig.update_xaxes(range=[0, x_max_s * 1e3], tickfont={"size": 14 if big else 11}, ticksuffix=" " + labels["ms"])
     fig.update_annotations(font={"size": 14 if big else 12}, xanchor="left", x=0)  # subplot titles, left-aligned
     notes = [_note(n, i, x_max_s, big, k) for i, r in enumerate(rows, start=1) for k, n in enumerate(r.notes)]
     plot_px = len(rows) * (num * lane_px + 40)

@@ -13,7 +13,7 @@ import streamlit as st
 
 from chunkviz.simulator.trace import RequestResult, Trace
 from ui.i18n import current_lang, t
-from ui.palette import CURSOR, DECODE, WAITING
+from ui.palette import DECODE, STALL, WAITING
 
 MAX_WORDS_SHOWN = 14
 
@@ -58,13 +58,13 @@ def box_state(trace: Trace, r: RequestResult, cursor_s: float) -> tuple[str, str
 
 
 def _box_html(request_id: int, text: str, status: str, frozen: bool) -> str:
-    border = CURSOR if frozen else DECODE
+    border = STALL if frozen else DECODE  # a frozen chat is a stall: the stall red (palette.STALL)
     text_color = WAITING if frozen else "inherit"
     return (f'<div class="chx-chat" style="border:2px solid {border};border-radius:8px;padding:6px 8px;'
             f'height:96px;overflow:hidden;font-size:13px;line-height:1.3">'
             f'<div style="font-weight:700">R{request_id}</div>'
             f'<div style="color:{text_color};height:36px;overflow:hidden">{html.escape(text)}<span>▌</span></div>'
-            f'<div style="font-size:12px;color:{CURSOR if frozen else "inherit"}">{html.escape(status)}</div></div>')
+            f'<div style="font-size:12px;color:{STALL if frozen else "inherit"}">{html.escape(status)}</div></div>')
 
 
 def shown_requests(trace: Trace, max_boxes: int) -> tuple[RequestResult, ...]:

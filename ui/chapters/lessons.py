@@ -16,6 +16,7 @@ from chunkviz.lessons.chapters import LECTURE
 from chunkviz.simulator.trace import Trace
 from ui.chapters.charts import budget_figure, utilisation_figure, work_per_step_figure
 from ui.chapters.common import ROLES, chapter_chart, engine_label
+from ui.chapters.text_knobs import default_key
 from ui.i18n import t
 from ui.runs import CACHE_TTL_S
 
@@ -102,11 +103,11 @@ def knobs_lesson() -> None:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for k in knobs.KNOBS:
         setting = f"`{k.setting}`" if k.setting else f"*{t('chx.knob.not_modelled')}*"
-        lines.append(f"| {k.engine} | `{k.name}` | {k.default} | {k.source} | {setting} |")
+        lines.append(f"| {t('chx.knob.engine.' + k.engine)} | `{k.name}` | {t(default_key(k))} | `{k.source}` | {setting} |")
     st.markdown("\n".join(lines))
     modelled = [k for k in knobs.KNOBS if k.setting != knobs.NOT_MODELLED]
     pick = st.selectbox(t("chx.knob.pick"), range(len(modelled)), key="c7_knob",
-                        format_func=lambda i: f"{modelled[i].engine} · {modelled[i].name}")
+                        format_func=lambda i: f"{t('chx.knob.engine.' + modelled[i].engine)} · {modelled[i].name}")
     rows = tuple(replace(r, label=engine_label(r.label)) if r.label in ROLES else r for r in _effect(modelled[pick]))
     _figures_table(rows, t("chx.knob.value"))
     st.caption(t("chx.knob.todo_trtllm"))

@@ -55,7 +55,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "triangle, so the result equals one pass: on the attention page's 64-token example the two outputs differ "
         "by {diff:.1e}, with the same {flops:,} attention FLOPs. What chunking adds is re-reading the cached K/V "
         "({ratio:.1f}× the bytes there) and the weights once per chunk.",
-        "分块预填充每一步先让解码拿走各自的 token，再用剩下的预算算一块提示词。第 k 块的 query 对前 1…k−1 块留在缓存里的 "
+        "分块预填充每一步先让解码拿走各自的 token，再用剩下的预算算一块提示词。第 k 块的查询对前 1…k−1 块留在缓存里的 "
         "K、V 以及本块自己的因果三角做注意力，结果与一次算完相同：注意力页面 64 个 token 的例子里，两者输出相差 "
         "{diff:.1e}，注意力 FLOPs 同为 {flops:,}。分块多出来的是重复读取缓存中的 K/V（该例中字节数为 {ratio:.1f} 倍），"
         "以及每块重读一次权重。"),
@@ -116,9 +116,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.batch.mode.continuous": ("continuous (prefill-first)", "连续（预填充优先）"),
     "chx.batch.mode.decode_first": ("decode-first, chunked", "解码优先、分块"),
     "chx.batch.col.mode": ("batching", "批处理方式"),
-    "chx.batch.col.ttft_p50": ("首字延迟 p50 (ms)", "首字延迟 p50（毫秒）"),
-    "chx.batch.col.ttft_p99": ("首字延迟 p99 (ms)", "首字延迟 p99（毫秒）"),
-    "chx.batch.col.tbt_p99": ("字间延迟 p99 (ms)", "字间延迟 p99（毫秒）"),
+    "chx.batch.col.ttft_p50": ("TTFT p50 (ms)", "首字延迟 p50（毫秒）"),
+    "chx.batch.col.ttft_p99": ("TTFT p99 (ms)", "首字延迟 p99（毫秒）"),
+    "chx.batch.col.tbt_p99": ("TBT p99 (ms)", "字间延迟 p99（毫秒）"),
     "chx.batch.col.tbt_max": ("longest gap (ms)", "最长间隔（毫秒）"),
     "chx.batch.col.throughput": ("output tok/s", "输出 token/秒"),
     "chx.batch.col.steps": ("steps", "步数"),
@@ -159,8 +159,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "{tbt_p99_ms_1024:.1f} / {tbt_p99_ms_2048:.1f} 毫秒（SLO 25 毫秒）；文档首字延迟 p50 为 "
                 "{doc_ttft_ms_256:.0f} / {doc_ttft_ms_512:.0f} / {doc_ttft_ms_1024:.0f} / {doc_ttft_ms_2048:.0f} 毫秒"
                 "（SLO 300 毫秒）。"),
-    "chx.budget.chat": ("chats: 字间延迟 p99 (ms)", "对话：字间延迟 p99（毫秒）"),
-    "chx.budget.doc": ("documents: 首字延迟 p50 (ms)", "文档：首字延迟 p50（毫秒）"),
+    "chx.budget.chat": ("chats: TBT p99 (ms)", "对话：字间延迟 p99（毫秒）"),
+    "chx.budget.doc": ("documents: TTFT p50 (ms)", "文档：首字延迟 p50（毫秒）"),
     "chx.budget.axis": ("token budget per step", "每步 token 预算"),
     "chx.budget.slo": ("SLO", "SLO"),
     # 7 · knobs
@@ -178,8 +178,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.knob.not_modelled": ("not modelled", "未建模"),
     "chx.knob.pick": ("See the effect of", "查看效果："),
     "chx.knob.value": ("value", "取值"),
-    "chx.knob.col.ttft": ("首字延迟 p50 (ms)", "首字延迟 p50（毫秒）"),
-    "chx.knob.col.tbt": ("字间延迟 p99 (ms)", "字间延迟 p99（毫秒）"),
+    "chx.knob.col.ttft": ("TTFT p50 (ms)", "首字延迟 p50（毫秒）"),
+    "chx.knob.col.tbt": ("TBT p99 (ms)", "字间延迟 p99（毫秒）"),
     "chx.knob.col.gap": ("longest gap (ms)", "最长间隔（毫秒）"),
     "chx.knob.col.thr": ("tok/s (all)", "token/秒（全部）"),
     "chx.knob.col.steps": ("steps", "步数"),
@@ -202,7 +202,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "SGLang 默认设置下：文档的各块运行期间，对话还能拿到 token 吗？"),
     "chx.o.7.yes": ("yes", "能"),
     "chx.o.7.no": ("no, never", "不能，怎么都不行"),
-    "chx.o.7.only_with_mixed_chunk": ("only with --enable-mixed-chunk", "只有开启 --enable-mixed-chunk 才能"),
+    "chx.o.7.only_with_mixed_chunk": ("only with --enable-mixed-chunk", "只有开启 `--enable-mixed-chunk` 才能"),
     "chx.a.7": ("Defaults: {stall_steps:.0f} steps with stalled decodes, longest gap {tbt_max_ms:.0f} ms. With "
                 "mixed chunks: {stall_steps_mixed:.0f} and {tbt_max_mixed_ms:.0f} ms.",
                 "默认：{stall_steps:.0f} 步解码被卡住，最长间隔 {tbt_max_ms:.0f} 毫秒。开启混合分块："
@@ -210,7 +210,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     # 8 · misconceptions
     "chx.body.8": ("Six things people say about chunked prefill, each checked by a run of this simulator, then "
                    "questions to practise with.", "人们常说的六句关于分块预填充的话，逐一用本模拟器跑一遍核对；然后是练习用的面试题。"),
-    "chx.q.8": ("Does chunked prefill lower 首字延迟 p50 on this workload?", "在这份负载上，分块预填充会降低首字延迟 p50 吗？"),
+    "chx.q.8": ("Does chunked prefill lower TTFT p50 on this workload?", "在这份负载上，分块预填充会降低首字延迟 p50 吗？"),
     "chx.o.8.lower": ("lower", "降低"),
     "chx.o.8.same": ("about the same", "差不多"),
     "chx.o.8.higher": ("higher", "升高"),
@@ -221,7 +221,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "分块换来的是最长间隔：{tbt_max_ms_mono:.0f} → {tbt_max_ms_chunked:.0f} 毫秒。"),
     "chx.myth.verdict_false": ("✗ does not hold", "✗ 不成立"),
     "chx.myth.verdict_true": ("✓ holds", "✓ 成立"),
-    "chx.myth.lowers_ttft": ("“Chunking lowers 首字延迟.”", "“分块能降低首字延迟。”"),
+    "chx.myth.lowers_ttft": ("“Chunking lowers TTFT.”", "“分块能降低首字延迟。”"),
     "chx.myth.lowers_ttft.why": ("TTFT p50 goes from {mono_ms:.1f} ms to {chunked_ms:.1f} ms: chunking protects the "
                                  "gaps between tokens, not the first token.",
                                  "首字延迟 p50 从 {mono_ms:.1f} 毫秒变为 {chunked_ms:.1f} 毫秒：分块保护的是字间延迟，不是首字延迟。"),
@@ -256,7 +256,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.ia.1": ("Causal attention for a query depends only on the keys and values before it. Chunk k's queries read "
                  "the K/V that earlier chunks stored in the cache and their own triangle, which is exactly the set "
                  "one pass would give them (chapter 3).",
-                 "因果注意力中，一个 query 只依赖它之前的 key 和 value。第 k 块的 query 读取前面各块存在缓存里的 K/V 和本块"
+                 "因果注意力中，一个查询只依赖它之前的键和值。第 k 块的查询读取前面各块存在缓存里的 K/V 和本块"
                  "自己的三角部分，正好是一次算完时它能看到的集合（第 3 章）。"),
     "chx.iq.2": ("What does max_num_batched_tokens bound, and where do decodes fit in it?",
                  "max_num_batched_tokens 限制的是什么？解码放在哪里？"),

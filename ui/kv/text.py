@@ -28,7 +28,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kv.n": ("Requests", "请求数"),
     "kv.cache": ("enable_prefix_caching", "开启前缀缓存"),
     "kv.cache_help": ("vLLM's --enable-prefix-caching: full blocks are kept under a chained key and reused.",
-                      "vLLM 的 --enable-prefix-caching：写满的块按链式键保存并复用。"),
+                      "vLLM 的 `--enable-prefix-caching`：写满的块按链式键保存并复用。"),
     "kv.evict": ("Eviction order", "淘汰顺序"),
     "kv.evict.lru": ("LRU (vLLM: least recently freed first)", "LRU（vLLM：最久之前释放的先淘汰）"),
     "kv.evict.fifo": ("FIFO (cached earliest first)", "FIFO（最早缓存的先淘汰）"),

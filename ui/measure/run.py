@@ -18,6 +18,7 @@ from chunkviz.errors import InputError
 from chunkviz.measure import measure
 from ui.i18n import t
 from ui.plain import md_escape
+from ui.widgets import file_uploader
 
 PROFILE_KEY = "_me_profile"
 CANCEL_KEY = "_me_cancel_requested"
@@ -73,7 +74,7 @@ def _parse(raw: bytes) -> CostProfile | str:
 def uploaded_profile() -> CostProfile | None:
     """The uploaded profile, validated; shows why a file cannot be used."""
     # 2 MB: the gate's limit for a cost profile (chunkviz/inputs.py); Streamlit's default would hold 200 MB per session
-    upload = st.file_uploader(t("me.upload"), type=["json"], key="me_upload", max_upload_size=2)
+    upload = file_uploader(st, t("me.upload"), ("json",), "me_upload", max_mb=2)
     if upload is None:
         st.info(t("me.upload_wait"))
         return None

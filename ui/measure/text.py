@@ -7,10 +7,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Every other page prices a step with the roofline model: FLOPs over peak compute or bytes over bandwidth, "
         "whichever takes longer. Here a Llama-shaped stack with random weights runs real prefill chunks and decode "
         "steps with PyTorch on this machine, so you can see how far the recipe card's estimate is from the real "
-        "stove, and how monolithic and chunked prefill compare when every step costs what it really costs.",
+        "stove, and how prefill-first and chunked prefill compare when every step costs what it really costs.",
         "其他页面都用Roofline 模型给一步定价：计算量除以峰值算力、字节数除以带宽，取两者中较慢的那个。这里，一个 Llama "
         "结构、随机权重的模型用 PyTorch 在本机真正地跑预填充分块和解码步骤，让你看到菜谱上估计的时间和真实灶台上的时间"
-        "差多远，以及当每一步都按真实耗时计算时，整体预填充和分块预填充的对比是什么样子。"),
+        "差多远，以及当每一步都按真实耗时计算时，预填充优先和分块预填充的对比是什么样子。"),
     "me.source": ("Step times from", "步骤耗时来源"),
     "me.src.run": ("a measurement on this machine", "在本机实测"),
     "me.src.upload": ("a profile file", "上传的测量文件"),
@@ -51,7 +51,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "me.bad_upload": ("Could not use {name}: {error}", "无法使用 {name}：{error}"),
     "me.no_profile": ("No measurement yet: press the button above, or switch to a profile file.",
                       "还没有测量结果：点击上面的按钮，或改为上传测量文件。"),
-    "me.measured": ("Measured vs roofline", "实测 vs Roofline 模型"),
+    "me.measured": ("Measured vs roofline", "实测与 Roofline 模型对比"),
     "me.about": (
         "{device} · {dtype} · {model} shapes: {layers} layers, hidden {hidden}, {heads} heads ({kv} KV), MLP "
         "{inter}, vocab {vocab} · torch {torch} · check: chunked prefill equals one pass to {diff:.1e} "
@@ -68,7 +68,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "比值 = 实测 ÷ Roofline（这里的Roofline不含每步固定开销）。接近 1 说明模型解释了耗时；小分块、小批次时远大于 1，"
         "说明Roofline忽略的固定开销（内核启动、Python）占了主导。实测点上的误差线是多次计时的 p10 到 p90。"),
     "me.download": ("Download this profile (JSON)", "下载这份测量文件（JSON）"),
-    "me.sim": ("Monolithic vs chunked on the measured costs", "按实测耗时比较整体预填充与分块预填充"),
+    "me.sim": ("Prefill-first vs chunked prefill on the measured costs", "按实测耗时比较预填充优先与分块预填充"),
     "me.budget": ("max_num_batched_tokens (chunked engine)", "max_num_batched_tokens（分块引擎）"),
     "me.applied": (
         "How the profile is applied: each simulated step costs the measured time of its shape (interpolated between "
@@ -80,11 +80,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{sim_layers} 层 ÷ 实测的 {layers} 层），再加上每步 {overhead:.1f} 毫秒的固定开销。超出实测范围时，增长趋势"
         "取自Roofline 模型，并锚定在最近的实测点上。KV 内存仍按侧边栏里的 {gpu} 计算。CPU 上的测量反映的是缩小后的模型"
         "在这台 CPU 上的速度，而不是对 GPU 的预测。"),
-    "me.eng.monolithic": ("Monolithic prefill (measured costs)", "整体预填充（实测耗时）"),
+    "me.eng.monolithic": ("prefill-first (vLLM V0), measured costs", "预填充优先（vLLM V0），实测耗时"),
     "me.eng.chunked": ("Chunked prefill, budget {budget} (measured costs)", "分块预填充，预算 {budget}（实测耗时）"),
-    "me.coverage": ("Steps inside the measured range: {mono:.0%} (monolithic), {chunked:.0%} (chunked); the rest "
+    "me.coverage": ("Steps inside the measured range: {mono:.0%} (prefill-first), {chunked:.0%} (chunked); the rest "
                     "used the anchored roofline.",
-                    "落在实测范围内的步骤：{mono:.0%}（整体预填充）、{chunked:.0%}（分块预填充）；其余步骤使用锚定后的"
+                    "落在实测范围内的步骤：{mono:.0%}（预填充优先）、{chunked:.0%}（分块预填充）；其余步骤使用锚定后的"
                     "Roofline。"),
     "me.overloaded": (
         "At these measured speeds the engine cannot keep up with {qps:g} requests/s: the queue grows for the whole "
@@ -92,8 +92,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "to compare the two policies in a steady state.",
         "按这些实测速度，引擎跟不上每秒 {qps:g} 个请求：队列在整个运行过程中不断变长，上面的延迟主要反映的是积压。"
         "在侧边栏（负载）里降低到达速率，就能在稳定状态下比较两种策略。"),
-    "me.delta_note": ("Deltas compare chunked with monolithic; green is better.",
-                      "差值是分块预填充相对整体预填充；绿色表示更好。"),
+    "me.delta_note": ("Deltas compare chunked prefill with prefill-first; green is better.",
+                      "差值是分块预填充相对预填充优先；绿色表示更好。"),
     "me.lbl.prefill": ("Prefill chunk", "预填充分块"),
     "me.lbl.decode": ("Decode step", "解码步骤"),
     "me.lbl.tokens": ("chunk tokens", "分块 token 数"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ui.i18n import t
-from ui.palette import DECODE, FREE, PREFILL, STALL
+from ui.palette import DECODE, FREE, PATTERNS, PREFILL, STALL, pattern_of
 
 
 def kind_colour(label_key: str) -> str:
@@ -29,7 +29,8 @@ def evidence_figure(figures, labels: dict[str, str]) -> go.Figure | None:
         return None
     names = [labels[f.label_key] for f in items]
     colours = [kind_colour(f.label_key) for f in items]
-    chart = go.Figure(go.Bar(x=names, y=[f.value for f in items], marker={"color": colours},
+    chart = go.Figure(go.Bar(x=names, y=[f.value for f in items], marker={"color": colours, "pattern": {
+                                 **pattern_of("stall"), "shape": [PATTERNS["stall"] if c == STALL else "" for c in colours]}},
                              text=[f"{f.value:.4g}" for f in items], textposition="outside", cliponaxis=False))
     chart.update_layout(height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10},
                         yaxis={"title": t(f"axis.{unit}")},

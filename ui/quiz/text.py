@@ -18,7 +18,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "qz.opt.attention_flops.more_flops": ("Yes: every chunk recomputes attention over all earlier chunks.",
                                           "会：每个分块都要把之前所有分块的注意力重算一遍。"),
     "qz.opt.attention_flops.same_flops_more_bytes": ("No: the same (query, key) pairs are computed, but more bytes "
-                                                     "are read.", "不会：计算的 (query, key) 对完全相同，但读取的字节更多。"),
+                                                     "are read.", "不会：计算的（查询，键）对完全相同，但读取的字节更多。"),
     "qz.opt.attention_flops.fewer_flops": ("No, fewer: small chunks mean small attention matrices.",
                                            "不会，反而更少：分块小，注意力矩阵也小。"),
     "qz.opt.attention_flops.no_cost": ("No, and it costs nothing else either.", "不会，而且也没有任何其他代价。"),
@@ -33,8 +33,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "pass and the output agrees up to float rounding. Earlier keys are re-read, not recomputed: each chunk reads "
         "the whole cached prefix again, and a real engine also reads the weights once per step. That is the real "
         "cost of chunking: bytes and time, not FLOPs.",
-        "分块的 query 关注的是之前分块已缓存的 key，加上自己内部的因果三角。所有分块加起来，正好是因果掩码的 "
-        "n(n+1)/2 个格子，每个只算一次，所以 FLOPs 与整体计算相同，输出也只差浮点舍入。之前的 key 是被重新读取，而不"
+        "分块的查询关注的是之前分块已缓存的键，加上自己内部的因果三角。所有分块加起来，正好是因果掩码的 "
+        "n(n+1)/2 个格子，每个只算一次，所以 FLOPs 与整体计算相同，输出也只差浮点舍入。之前的键是被重新读取，而不"
         "是重新计算：每个分块都要把缓存的前缀再读一遍，真实引擎每一步还要再读一遍权重。这才是分块真正的代价：字节和"
         "时间，而不是 FLOPs。"),
     # --- 2. the long request's TTFT ---
@@ -46,9 +46,9 @@ TEXTS: dict[str, tuple[str, str]] = {
                                         "decodes and paying a fixed overhead.",
                                         "不会，反而更晚：它的预填充被拆到很多步里，每步都要与解码共享预算，还要付固定开销。"),
     "qz.how.long_request_ttft": ("The engine, twice: 32 chats are streaming on Llama-3-8B / H100 when an 8,000-token "
-                                 "document arrives; prefill-first whole prompts (vLLM V0), then vLLM V1 chunked prefill with a budget of 512.",
+                                 "document arrives; prefill-first (vLLM V0) with whole prompts, then vLLM V1 chunked prefill with a budget of 512.",
                                  "把引擎跑两遍：Llama-3-8B / H100 上有 32 个聊天正在输出，这时一个 8,000 token 的文档"
-                                 "到达；先用预填充优先的整段预填充（vLLM V0），再用预算 512 的 vLLM V1 分块预填充。"),
+                                 "到达；先用预填充优先（vLLM V0）跑整段提示词，再用预算 512 的 vLLM V1 分块预填充。"),
     "qz.explain.long_request_ttft": (
         "Chunking protects the others, not the long prompt. Its 8,000 tokens now take many steps, each of which also "
         "carries the chats' decodes and pays the per-step overhead and another read of the weights and the cache, so "
@@ -96,11 +96,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "qz.explain.sglang_itl": (
         "Gaps shrink only when each step carries the running decodes next to a chunk, as vLLM's does. SGLang by "
         "default gives prefill priority: it runs every chunk of the new prompt back to back in prefill-only batches, "
-        "so the chats wait about as long as under vLLM V0's prefill-first scheduler (its `--enable-mixed-chunk` flag changes that). "
+        "so the chats wait about as long as under prefill-first (vLLM V0) (its `--enable-mixed-chunk` flag changes that). "
         "Even with decodes mixed in, a step with a chunk is slower than a pure decode step, so the gaps still vary; "
         "chunking bounds the jitter by the chunk size rather than removing it.",
         "只有当每一步都把正在运行的解码和分块放在一起时（vLLM 就是这样），字间延迟才会缩短。SGLang 默认预填充优先："
-        "它用只含预填充的批次把新提示词的所有分块连续跑完，所以聊天要等的时间和 vLLM V0 的预填充优先调度差不多（打开 "
+        "它用只含预填充的批次把新提示词的所有分块连续跑完，所以聊天要等的时间和预填充优先（vLLM V0）下差不多（打开 "
         "`--enable-mixed-chunk` 可以改变这一点）。即使解码混在一起，带分块的一步也比纯解码的一步慢，所以间隔仍有波动；"
         "分块只是用分块大小给抖动设了上限，而不是消除它。"),
     # --- 5. budget and TBT p99 ---
@@ -167,7 +167,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "and lm_head weights, never the cache. A quarter of the bytes per token means four times as many tokens in "
         "the same memory.",
         "每个 token 的 KV 字节数 = 2（K 和 V）× 层数 × KV 头数 × 头维度 × 每个值的字节数。两个模型都是 32 层、头维度 "
-        "128、16 位数值；Llama-3-8B 让每个 K/V 头由 4 个 query 头共享（分组查询注意力），所以只保留 8 个 KV 头，而不是 "
+        "128、16 位数值；Llama-3-8B 让每个 K/V 头由 4 个查询头共享（分组查询注意力），所以只保留 8 个 KV 头，而不是 "
         "32 个。词表只影响嵌入层和 lm_head 的权重，与缓存无关。每个 token 的字节数变成四分之一，同样的显存就能放下四倍"
         "的 token。"),
     # --- 8. Belady ---
@@ -197,14 +197,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "qz.fig.real_attn_flops_chunked": ("Llama-3-8B attention, chunks of 512", "Llama-3-8B 注意力，512 分块"),
     "qz.fig.real_bytes_whole": ("Llama-3-8B bytes read, whole", "Llama-3-8B 读取字节，整体"),
     "qz.fig.real_bytes_chunked": ("Llama-3-8B bytes read, chunks of 512", "Llama-3-8B 读取字节，512 分块"),
-    "qz.fig.doc_ttft_mono": ("document TTFT, prefill-first (V0)", "文档首字延迟，预填充优先（V0）"),
+    "qz.fig.doc_ttft_mono": ("document TTFT, prefill-first (vLLM V0)", "文档首字延迟，预填充优先（vLLM V0）"),
     "qz.fig.doc_ttft_chunked": ("document TTFT, chunked", "文档首字延迟，分块预填充"),
     "qz.fig.doc_prefill_steps_chunked": ("steps of its chunked prefill", "分块预填充用的步数"),
-    "qz.fig.chat_gap_mono": ("chats' worst token gap, prefill-first (V0)", "聊天最长字间延迟，预填充优先（V0）"),
+    "qz.fig.chat_gap_mono": ("chats' worst token gap, prefill-first (vLLM V0)", "聊天最长字间延迟，预填充优先（vLLM V0）"),
     "qz.fig.chat_gap_chunked": ("chats' worst token gap, chunked", "聊天最长字间延迟，分块预填充"),
     "qz.fig.chat_gap_vllm": ("chats' worst token gap, vLLM chunked", "聊天最长字间延迟，vLLM 分块"),
     "qz.fig.chat_gap_sglang": ("chats' worst token gap, SGLang default", "聊天最长字间延迟，SGLang 默认"),
-    "qz.fig.stall_steps_mono": ("stalled steps, prefill-first (V0)", "解码卡住的步数，预填充优先（V0）"),
+    "qz.fig.stall_steps_mono": ("stalled steps, prefill-first (vLLM V0)", "解码卡住的步数，预填充优先（vLLM V0）"),
     "qz.fig.stall_steps_vllm": ("stalled steps, vLLM chunked", "解码卡住的步数，vLLM 分块"),
     "qz.fig.stall_steps_sglang": ("stalled steps, SGLang default", "解码卡住的步数，SGLang 默认"),
     "qz.fig.budget": ("budget of the step", "这一步的预算"),

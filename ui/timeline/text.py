@@ -1,22 +1,22 @@
 """Texts of the timeline page (English, 中文)."""
 
 TEXTS: dict[str, tuple[str, str]] = {
-    "tl.title": ("Monolithic vs chunked prefill", "整体预填充 vs 分块预填充"),
+    "tl.title": ("Prefill-first vs chunked prefill", "预填充优先与分块预填充对比"),
     "tl.lesson": (
         "A kitchen that stops every stove to prep a 100-dish banquet makes every other table wait. Here a long "
-        "prompt arrives while chats are streaming: under a prefill-first scheduler (vLLM V0, Orca-style) its whole "
+        "prompt arrives while chats are streaming: under prefill-first (vLLM V0) its whole "
         "prefill is one long step and every running chat gets no token (red stalls); vLLM V1 without chunking runs "
         "it in the same step as the decodes (one long step, no token skipped); with chunked prefill the prompt is cut to fit the token budget "
         "and the chats keep flowing. Step through it, or press Play.",
         "厨房若为一桌 100 道菜的宴席让所有灶台停下来备菜，其他桌只能干等。这里，一个长提示词在聊天正在输出时到达："
-        "在预填充优先的调度器（vLLM V0，Orca 式）下，它的整个预填充是一个很长的步骤，所有正在输出的聊天都拿不到 token"
+        "在预填充优先（vLLM V0）下，它的整个预填充是一个很长的步骤，所有正在输出的聊天都拿不到 token"
         "（红色卡顿）；vLLM V1 不分块时把它和解码放在同一步（一步很长，但不跳过 token）；分块预填充把提示词"
         "切成适合 token 预算的小块，聊天继续流畅输出。可以逐步查看，或按播放。"),
     "tl.policy_a": ("Left/top engine", "上方引擎"),
     "tl.policy_b": ("Compared engine", "对比引擎"),
     "tl.budget": ("max_num_batched_tokens (chunked engines)", "max_num_batched_tokens（分块引擎）"),
     "tl.threshold": ("long_prefill_token_threshold (0 = off)", "long_prefill_token_threshold（0 为关闭）"),
-    "tl.mixed": ("SGLang --enable-mixed-chunk", "SGLang --enable-mixed-chunk"),
+    "tl.mixed": ("SGLang --enable-mixed-chunk", "SGLang `--enable-mixed-chunk`"),
     "tl.stall": ("stall", "卡顿"),
     "tl.follow": ("Follow the cursor (last 1.5 s)", "跟随游标（最近 1.5 秒）"),
     "tl.follow_help": ("Off: draw the whole run on one time axis.", "关闭：在一条时间轴上画出整个运行过程。"),

@@ -42,6 +42,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "tlv.present": ("Lecture mode", "授课模式"),
     "tlv.present_help": ("Large type, settings folded away: the comparison fits a 1280×720 projector. "
                          "Link: add ?present=1.",
-                         "大字号、设置折叠：整个对比放得进 1280×720 的投影。链接：加上 ?present=1。"),
+                         "大字号、设置折叠：整个对比放得进 1280×720 的投影。链接：加上 `?present=1`。"),
     "tlv.settings": ("Settings", "设置"),
 }

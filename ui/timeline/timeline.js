@@ -20,6 +20,27 @@ function lastBelow(arr, x) {
   return lo - 1;
 }
 
+// The non-colour cue of stall, preempted and mixed (palette.PATTERNS, the same shapes as the Plotly charts'
+// marker.pattern): a small tile repeated over the bar, drawn in translucent black so it reads on every fill.
+const HATCH_TILES = {};
+function hatchTile(shape) {
+  if (!shape) return null;
+  if (HATCH_TILES[shape]) return HATCH_TILES[shape];
+  const c = document.createElement("canvas"); c.width = c.height = 8;
+  const g = c.getContext("2d"); g.strokeStyle = g.fillStyle = "rgba(0,0,0,0.55)"; g.lineWidth = 1.3;
+  const line = (x0, y0, x1, y1) => { g.beginPath(); g.moveTo(x0, y0); g.lineTo(x1, y1); g.stroke(); };
+  if (shape === ".") { g.beginPath(); g.arc(4, 4, 1.4, 0, 2 * Math.PI); g.fill(); }
+  if (shape === "/" || shape === "x") { line(0, 8, 8, 0); line(-2, 2, 2, -2); line(6, 10, 10, 6); }
+  if (shape === "x") { line(0, 0, 8, 8); line(-2, 6, 2, 10); line(6, -2, 10, 2); }
+  return (HATCH_TILES[shape] = c);
+}
+
+function hatch(ctx, shape, x, y, w, h) {
+  const tile = hatchTile(shape);
+  if (!tile || w < 2) return;
+  ctx.save(); ctx.fillStyle = ctx.createPattern(tile, "repeat"); ctx.fillRect(x, y, w, h); ctx.restore();
+}
+
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -70,7 +91,7 @@ class Timeline {
     const stage = el("div", "stage"); this.canvas = el("canvas"); this.tip = el("div", "tip");
     stage.appendChild(this.canvas); stage.appendChild(this.tip); box.appendChild(stage);
     const row = el("div", "row"), legend = el("div", "legend"), marks = el("div", "marks");
-    d.legend.forEach(([label, colour]) => { const s = el("span"); const i = el("i"); i.style.background = colour; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
+    d.legend.forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
     d.bookmarks.forEach((m) => { const b = el("button", "mark", m.label); b.title = m.title; b.onclick = () => this.jumpTo(m.t_ms); marks.appendChild(b); });
     row.appendChild(legend); row.appendChild(marks); box.appendChild(row);
     box.appendChild(this.cards());
@@ -84,7 +105,7 @@ class Timeline {
   cards() {
     const d = this.d, grid = el("div", "cards");
     grid.appendChild(el("span", "h", ""));
-    d.card_labels.forEach((l) => grid.appendChild(el("span", "h", l)));
+    d.card_labels.forEach((l, i) => { const h = el("span", "h", l); h.title = (d.card_help || [])[i] || ""; grid.appendChild(h); });
     d.engines.forEach((e) => {
       grid.appendChild(el("span", "name", `${e.tag} · ${e.label}`));
       e.cards.forEach((c) => {
@@ -220,6 +241,7 @@ class Timeline {
       const a = Math.max(st.s[j], x0), b = Math.min(st.s[j] + st.d[j], hi);
       if (b <= a) continue;
       ctx.fillStyle = C[st.k[j]]; ctx.fillRect(X(a), laneTop, Math.max(X(b) - X(a) - 0.5, 0.8), stepH);
+      hatch(ctx, d.patterns[st.k[j]], X(a), laneTop, X(b) - X(a) - 0.5, stepH);
       this.hits.push([X(a), X(b), laneTop, laneTop + stepH, e, "step", j]);
     }
     const lanes = this.activeLanes(e, x0, x1), bodyTop = laneTop + stepH + 6, bodyH = top + h - bodyTop - 4;
@@ -233,6 +255,7 @@ class Timeline {
       const a = Math.max(s.s[j], x0), b = Math.min(s.e[j], hi), y = bodyTop + row.get(s.r[j]) * laneH;
       ctx.fillStyle = C[KINDS[s.k[j]]];
       ctx.fillRect(X(a), y + laneH * 0.1, Math.max(X(b) - X(a), 0.8), Math.max(laneH * 0.8, 1));
+      hatch(ctx, d.patterns[KINDS[s.k[j]]], X(a), y + laneH * 0.1, X(b) - X(a), Math.max(laneH * 0.8, 1));
       this.hits.push([X(a), X(b), y, y + laneH, e, "seg", j]);
     }
     return i;

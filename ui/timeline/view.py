@@ -25,6 +25,8 @@ _JS_TEXTS = ("first", "prev", "next", "last", "play", "pause", "follow", "follow
              "cursor", "no_step", "step_of", "step_idle", "steps", "tip_step", "tip_seg", "tip_tokens",
              "tip_decodes", "kind_prefill", "kind_decode", "kind_mixed")
 _CARDS = ("metric.ttft_p50", "metric.ttft_p99", "metric.tbt_p50", "metric.tbt_p99", "metric.throughput")
+_CARD_TERMS = {"metric.ttft_p50": ("ttft", "pct"), "metric.ttft_p99": ("ttft", "pct"),  # each card's tooltip
+               "metric.tbt_p50": ("tbt", "pct"), "metric.tbt_p99": ("tbt", "pct")}  # (ui/text_common def.*)
 # (trace ids, labels, lang, present) -> (traces, payload). Holding the traces keeps their ids from being reused by
 # new objects while the entry lives, so an id-based key cannot alias another run.
 _MEMO: dict[tuple, tuple[tuple[Trace, ...], dict]] = {}
@@ -42,9 +44,10 @@ def _speeds(lang: str) -> list[dict]:
 
 
 def _legend(lang: str) -> list[tuple[str, str]]:
-    kinds = [(tr(f"lbl.{k}", lang), palette.KIND_COLORS[k]) for k in ("waiting", "prefill", "decode", "stall",
-                                                                       "preempted")]
-    return kinds + [(tr("tlv.mixed", lang), palette.MIXED), (tr("tlv.cursor_legend", lang), palette.CURSOR)]
+    kinds = [(tr(f"lbl.{k}", lang), palette.KIND_COLORS[k], k) for k in ("waiting", "prefill", "decode", "stall",
+                                                                          "preempted")]
+    return kinds + [(tr("tlv.mixed", lang), palette.MIXED, "mixed"), (tr("tlv.cursor_legend", lang), palette.CURSOR,
+                                                                       "cursor")]
 
 
 def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -> dict:
@@ -61,7 +64,9 @@ def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -
             "end_ms": max((t.makespan_s for t in traces), default=0.0) * 1e3,
             "bookmarks": td.bookmark_items(bound, runs), "text": _texts(lang), "speeds": _speeds(lang),
             "default_speed": td.DEFAULT_SPEED, "legend": _legend(lang), "card_labels": [tr(k, lang) for k in _CARDS],
+            "card_help": ["\n".join(tr(f"def.{term}", lang) for term in _CARD_TERMS.get(k, ())) for k in _CARDS],
             "colours": {**palette.KIND_COLORS, "mixed": palette.MIXED, "cursor": palette.CURSOR}, "window_ms": td.WINDOW_MS,
+            "patterns": palette.PATTERNS,
             "present": present, "url_param": td.URL_PARAM, "font_px": 17 if present else 14,
             "tick_px": 15 if present else 12, "gutter_px": 46, "lane_max_px": 14,
             "height_px": 330 if present else 470}

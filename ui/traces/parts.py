@@ -24,7 +24,7 @@ from ui.page_common import base_scenario, metric_cards
 from ui.plain import md_escape
 from ui.runs import trace_or_error
 from ui.url_state import choice, number, stepped_choice
-from ui.widgets import MAX_UI_REQUESTS
+from ui.widgets import MAX_UI_REQUESTS, file_uploader
 
 UPLOAD_MB = 10
 OPTIONS = LoadOptions(max_bytes=UPLOAD_MB * 1_000_000)
@@ -52,8 +52,8 @@ def pick_source() -> tuple[Source, TraceLoad]:
     c[1].caption(t("rt.format_help"))
     picked: Source = (BUNDLED_SAMPLE_PATH.read_bytes(), "azure", BUNDLED_SAMPLE_PATH.name)
     if source == "upload":
-        upload = st.file_uploader(t("rt.upload", mb=UPLOAD_MB), type=["csv", "jsonl"], key="rt_upload",
-                                  help=t("rt.upload_help"), max_upload_size=UPLOAD_MB)
+        upload = file_uploader(st, t("rt.upload", mb=UPLOAD_MB), ("csv", "jsonl"), "rt_upload", UPLOAD_MB,
+                               help=t("rt.upload_help"))
         if upload is None:
             st.info(t("rt.upload_wait"))
         else:

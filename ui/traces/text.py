@@ -35,14 +35,14 @@ TEXTS: dict[str, tuple[str, str]] = {
                        "仅用于上传的文件；内置样本始终是 Azure CSV。"),
     "rt.fmt.auto": ("detect from the file", "根据文件自动识别"),
     "rt.fmt.azure": ("Azure 2023 CSV", "Azure 2023 CSV"),
-    "rt.fmt.mooncake": ("Mooncake JSONL (prefix block ids)", "Mooncake JSONL（含前缀块 id）"),
+    "rt.fmt.mooncake": ("Mooncake JSONL (prefix block ids)", "Mooncake JSONL（含前缀块 ID）"),
     "rt.fmt.csv": ("plain CSV", "普通 CSV"),
-    "rt.upload": ("Trace file (.csv or .jsonl, at most {mb} MB)", "流量文件（.csv 或 .jsonl，最大 {mb} MB）"),
+    "rt.upload": ("Trace file (.csv or .jsonl, at most {mb} MB)", "流量文件（CSV 或 JSONL，最大 {mb} MB）"),
     "rt.upload_help": (
         "Azure CSV: TIMESTAMP,ContextTokens,GeneratedTokens. Mooncake: one JSON object per line with timestamp "
         "(ms), input_length, output_length, hash_ids. Plain CSV: arrival_s,prompt_tokens,output_tokens and an "
         "optional prefix_ids column like 3;7;9.",
-        "Azure CSV：TIMESTAMP,ContextTokens,GeneratedTokens。Mooncake：每行一个 JSON 对象，含 timestamp（毫秒）、"
+        "Azure CSV：`TIMESTAMP,ContextTokens,GeneratedTokens`。Mooncake：每行一个 JSON 对象，含 `timestamp`（毫秒）、"
         "input_length、output_length、hash_ids。普通 CSV：arrival_s,prompt_tokens,output_tokens，可选 prefix_ids "
         "列，例如 3;7;9。"),
     "rt.upload_wait": ("Choose a file above; until then the bundled sample is shown.",
@@ -99,14 +99,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.lbl.lengths": ("Prompt vs output length (replayed)", "提示词与输出长度（回放部分）"),
     "rt.lbl.prompt_tokens": ("prompt tokens (log scale)", "提示词 token（对数刻度）"),
     "rt.lbl.output_tokens": ("output tokens", "输出 token"),
-    "rt.replay": ("Replay: monolithic vs chunked prefill", "回放：整体预填充 vs 分块预填充"),
+    "rt.replay": ("Replay: prefill-first vs chunked prefill", "回放：预填充优先与分块预填充对比"),
     "rt.replay_note": ("Same requests on the sidebar's model and GPU ({model} on {gpu}); only the scheduler "
                        "differs.", "同一批请求，使用侧边栏的模型和 GPU（{model}，{gpu}）；只有调度器不同。"),
     "rt.budget": ("max_num_batched_tokens (chunked engine)", "max_num_batched_tokens（分块引擎）"),
-    "rt.eng.monolithic": ("Prefill-first (vLLM V0 / Orca-style)", "预填充优先（vLLM V0 / Orca 式）"),
+    "rt.eng.monolithic": ("prefill-first (vLLM V0)", "预填充优先（vLLM V0）"),
     "rt.eng.chunked": ("Chunked prefill, budget {budget}", "分块预填充，预算 {budget}"),
-    "rt.delta_note": ("Deltas compare chunked with monolithic; green is better.",
-                      "差值是分块相对整体预填充；绿色表示更好。"),
+    "rt.delta_note": ("Deltas compare chunked prefill with prefill-first; green is better.",
+                      "差值是分块预填充相对预填充优先；绿色表示更好。"),
     "rt.takeaway": (
         "Read the bars as a trade: chunking usually costs some time to first token (a long prompt now takes several "
         "steps) and buys a steadier stream for everyone already being served (a lower p99 TBT). Raise k to watch "
@@ -122,7 +122,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "equal ids mean KV that could be reused, like a sauce base prepared once for several tables. Every request "
         "in the window (not just the sample: sampling would break reuse chains) replays its blocks through a cache "
         "of C blocks, timing ignored; a request's hits stop at its first miss.",
-        "这份流量用“该块及其之前所有内容”的哈希给每个提示词块（每块 512 个 token）命名，所以 id 相同就意味着 KV "
+        "这份流量用“该块及其之前所有内容”的哈希给每个提示词块（每块 512 个 token）命名，所以 ID 相同就意味着 KV "
         "可以复用，好比一份酱汁底料备好一次、供好几桌使用。窗口内的每个请求（不只是抽样部分：抽样会打断复用链）都把"
         "自己的块依次送进一个容量为 C 块的缓存，忽略时间；一个请求的命中到第一次未命中为止。"),
     "rt.studying": ("Replaying the blocks of {n:,} requests through caches of every size and policy (once per "
@@ -133,7 +133,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.prefix_none": (
         "This trace carries no prefix block ids, so there is no prefix-cache study for it. Upload a Mooncake JSONL "
         "file (hash_ids) or a CSV with a prefix_ids column to see one.",
-        "这份流量没有前缀块 id，因此没有前缀缓存分析。上传 Mooncake JSONL 文件（含 hash_ids）或带 prefix_ids 列的 "
+        "这份流量没有前缀块 ID，因此没有前缀缓存分析。上传 Mooncake JSONL 文件（含 hash_ids）或带 prefix_ids 列的 "
         "CSV 即可看到。"),
     "rt.lbl.capacity": ("cache size (blocks, log scale)", "缓存容量（块，对数刻度）"),
     "rt.lbl.hit_rate": ("prefix hit rate", "前缀命中率"),

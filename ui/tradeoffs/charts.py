@@ -139,7 +139,8 @@ def frontier_figure(result: SweepResult, latency_key: str, current_budget: int, 
                 text=[labels["mono_short"]], textposition="bottom center", textfont={"size": 10, "color": c},
                 marker={"symbol": "x", "size": 13, "color": c, "line": {"color": MONO, "width": 1}},
                 name=labels["mono"], legendgroup="mono", showlegend=load == result.load_multipliers[0],
-                hovertemplate=labels["mono"] + ": %{x:,.1f} ms, %{y:,.0f} tok/s<extra></extra>"))
+                hovertemplate=labels["mono"] + ": %{x:,.1f} " + labels["ms"] + ", %{y:,.0f} " + labels["tok_s"]
+                + "<extra></extra>"))
     fig.update_xaxes(LOG_DOUBLING, title_text=f"{labels[latency_key]} ({labels['ms_log']})")
     fig.update_yaxes(title_text=labels["tok_s"])
     fig.update_layout(height=460, margin={"l": 10, "r": 10, "t": 30, "b": 40},

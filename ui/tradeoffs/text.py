@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chunkviz.analysis.sweep import ClassPoint, SweepPoint
 from ui.i18n import t
+from ui.page_common import METRIC_TERMS, definitions
 
 TEXTS: dict[str, tuple[str, str]] = {
     "to.title": ("Trade-offs: choosing the token budget", "权衡：如何选择 token 预算"),
@@ -42,25 +43,25 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "在 {load} 负载下，对首字延迟 ≤ {ttft} 毫秒、字间延迟 ≤ {tbt} 毫秒的目标，最好的设置是 **{setting}**："
                 "{pct:.0f}% 的请求两项都达标（有效吞吐 {goodput:.1f} 请求/秒），输出吞吐 {thr:,.0f} token/秒。（并列时取吞吐更高者，再取预算更小者。）"),
     "to.setting_budget": ("max_num_batched_tokens = {budget}", "max_num_batched_tokens = {budget}"),
-    "to.setting_mono": ("prefill-first, no chunking (vLLM V0)", "预填充优先、不分块（vLLM V0）"),
+    "to.setting_mono": ("prefill-first (vLLM V0), no chunking", "预填充优先（vLLM V0），不分块"),
     "to.none": ("At {load} load, no setting meets TTFT ≤ {ttft} ms and TBT ≤ {tbt} ms: not a single request gets its "
                 "first token and every later token that fast. Loosen the targets or lower the load.",
                 "在 {load} 负载下，没有任何设置能满足首字延迟 ≤ {ttft} 毫秒、字间延迟 ≤ {tbt} 毫秒：没有一个请求的首个 "
                 "token 和之后每个 token 都来得这么快。请放宽目标或降低负载。"),
-    "to.current": ("Current setting ({budget} tokens, {load} load); deltas against monolithic prefill.",
-                   "当前设置（{budget} 个 token，{load} 负载）；差值相对于整体预填充。"),
+    "to.current": ("Current setting ({budget} tokens, {load} load); deltas against prefill-first (vLLM V0).",
+                   "当前设置（{budget} 个 token，{load} 负载）；差值相对于预填充优先（vLLM V0）。"),
     "to.within_slo": ("Within both targets", "两项都达标"),
     "to.pp": ("{v:+.0f} pp", "{v:+.0f} 个百分点"),
     "to.against_budget": ("Latency and throughput against the budget", "延迟与吞吐随预算的变化"),
     "to.budget_note": (
         "At light load the arrivals, not the GPU, set the pace, so throughput flattens once prompts keep up; add 2× "
         "or 4× load to see large budgets pay off. Very small budgets hurt TTFT: the running decodes take most of "
-        "each step's tokens and prompts trickle in. Monolithic prefill can look fine on TBT p99 under heavy load: "
+        "each step's tokens and prompts trickle in. Prefill-first can look fine on TBT p99 under heavy load: "
         "its stalls are few but can last a second, so they hide above the 99th percentile of all gaps, while "
         "“within targets”, which checks every gap of every request, catches them.",
         "轻载时决定节奏的是请求到达，而不是 GPU，所以一旦提示词算得过来，吞吐就不再上升；加上 2× 或 4× 负载才能看到大"
         "预算的好处。预算太小会拖累首字延迟：正在解码的请求占去每一步的大部分 token，提示词只能一点点挤进来。重载时，"
-        "整体预填充的字间延迟 p99 可能看起来不错：它的卡顿次数少，但一次可长达一秒，藏在所有间隔的第 99 百分位之上；"
+        "预填充优先的字间延迟 p99 可能看起来不错：它的卡顿次数少，但一次可长达一秒，藏在所有间隔的第 99 百分位之上；"
         "而“达标比例”检查每个请求的每个间隔，能把它们揪出来。"),
     "to.frontier": ("The latency–throughput frontier", "延迟–吞吐帕累托前沿"),
     "to.frontier_note": (
@@ -109,7 +110,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "to.col.rejected": ("rejected", "被拒绝"),
     "to.col.steps": ("engine steps", "引擎步数"),
     "to.lbl.mono": ("prefill-first (vLLM V0)", "预填充优先（vLLM V0）"),
-    "to.lbl.mono_short": ("monolithic", "整体预填充"),
+    "to.lbl.mono_short": ("prefill-first", "预填充优先"),
     "to.lbl.current": ("current setting", "当前设置"),
     "to.lbl.frontier": ("frontier", "帕累托前沿"),
     "to.lbl.budget_tokens": ("max_num_batched_tokens (log scale)", "max_num_batched_tokens（对数刻度）"),
@@ -177,23 +178,25 @@ def table_rows(points: tuple[SweepPoint, ...]) -> list[dict[str, object]]:
              t("to.col.steps"): p.num_steps} for p in points]
 
 
-def current_cards(cur: SweepPoint, mono: SweepPoint | None) -> list[tuple[str, str, str | None, str]]:
-    """(label, value, delta against monolithic, delta colour) for the current setting's cards."""
+def current_cards(cur: SweepPoint, mono: SweepPoint | None) -> list[tuple[str, str, str | None, str, str | None]]:
+    """(label, value, delta against monolithic, delta colour, definitions) for the current setting's cards."""
     def ms(v: float | None) -> str:
         return "–" if v is None else t("unit.ms", v=v * 1e3)
 
     def d_ms(a: float | None, b: float | None) -> str | None:
-        return None if a is None or b is None else f"{(a - b) * 1e3:+.1f} ms"
+        return None if a is None or b is None else t("unit.delta_ms", v=round((a - b) * 1e3, 1) + 0.0)
 
     pct = None if cur.slo_attainment is None else 100 * cur.slo_attainment
     base_pct = None if mono is None or mono.slo_attainment is None else 100 * mono.slo_attainment
     return [
-        (t("metric.ttft_p99"), ms(cur.ttft_p99_s), d_ms(cur.ttft_p99_s, mono and mono.ttft_p99_s), "inverse"),
-        (t("metric.tbt_p99"), ms(cur.tbt_p99_s), d_ms(cur.tbt_p99_s, mono and mono.tbt_p99_s), "inverse"),
+        (t("metric.ttft_p99"), ms(cur.ttft_p99_s), d_ms(cur.ttft_p99_s, mono and mono.ttft_p99_s), "inverse",
+         definitions(*METRIC_TERMS["ttft"])),
+        (t("metric.tbt_p99"), ms(cur.tbt_p99_s), d_ms(cur.tbt_p99_s, mono and mono.tbt_p99_s), "inverse",
+         definitions(*METRIC_TERMS["tbt"])),
         (t("metric.throughput"), f"{cur.throughput_output_tokens_per_s:,.0f}",
          None if mono is None else f"{cur.throughput_output_tokens_per_s - mono.throughput_output_tokens_per_s:+,.0f}",
-         "normal"),
+         "normal", None),
         (t("to.within_slo"), "–" if pct is None else f"{pct:.0f}%",
          None if pct is None or base_pct is None or round(pct - base_pct) == 0 else t("to.pp", v=pct - base_pct),
-         "normal"),
+         "normal", definitions("goodput")),
     ]

@@ -18,7 +18,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "cap.running": ("Searching the capacity of {setting}…", "正在搜索 {setting} 的容量……"),
     "cap.axis_budget": ("max_num_batched_tokens", "max_num_batched_tokens"),
     "cap.axis_qps": ("capacity (requests/s)", "容量（请求/秒）"),
-    "cap.policy.monolithic": ("prefill-first, vLLM V0 (no chunking)", "预填充优先，vLLM V0（不分块）"),
+    "cap.policy.monolithic": ("prefill-first (vLLM V0)", "预填充优先（vLLM V0）"),
     "cap.policy.vllm-nochunk": ("vLLM V1, chunking off", "vLLM V1，关闭分块"),
     "cap.engine_default": ("engine default", "引擎默认值"),
     "cap.policy.chunked": ("chunked prefill", "分块预填充"),

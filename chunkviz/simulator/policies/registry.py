@@ -68,8 +68,8 @@ class PolicyEntry:
 
 _ENTRIES = (
     PolicyEntry("monolithic", schedule_monolithic, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
-                defaults=d.vllm_v0_defaults, label_en="prefill-first (vLLM V0 / Orca-style)",
-                label_zh="预填充优先（vLLM V0 / Orca 式）", follows="vllm/core/scheduler.py Scheduler._schedule_default",
+                defaults=d.vllm_v0_defaults, label_en="prefill-first (vLLM V0)",
+                label_zh="预填充优先（vLLM V0）", follows="vllm/core/scheduler.py Scheduler._schedule_default",
                 refusals=r.VLLM_NO_CHUNK, fast_path=True),
     PolicyEntry("vllm-nochunk", schedule_vllm_nochunk, chunks_prompts=False, reserves_prompt=False,
                 victim=newest_victim, defaults=d.vllm_v1_defaults, label_en="vLLM V1, chunked prefill off",
