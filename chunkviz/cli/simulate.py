@@ -43,6 +43,18 @@ def _bool(text: str) -> bool:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("simulate", help="simulate a serving engine on a workload")
+    add_scenario_flags(p)
+    p.add_argument("--slo-ttft-ms", type=float, default=None)
+    p.add_argument("--slo-tbt-ms", type=float, default=None,
+                   help="token pace: mean TPOT for the vLLM-benchmark goodput, every gap for the strict one")
+    p.add_argument("--slo-e2e-ms", type=float, default=None)
+    p.add_argument("--trace-out", type=Path, help="write the full trace JSON here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def add_scenario_flags(p: argparse.ArgumentParser) -> None:
+    """Every flag scenario_from_args reads (simulate's; export-html takes the same)."""
     p.add_argument("--policy", choices=POLICY_NAMES, default=None)
     p.add_argument("--enable-chunked-prefill", type=_bool, default=None,
                    help="vLLM's switch: true = chunked, false = vllm-nochunk (when --policy is not given)")
@@ -63,20 +75,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
     _add_cache_flags(p)
-    p.add_argument("--slo-ttft-ms", type=float, default=None)
-    p.add_argument("--slo-tbt-ms", type=float, default=None,
-                   help="token pace: mean TPOT for the vLLM-benchmark goodput, every gap for the strict one")
-    p.add_argument("--slo-e2e-ms", type=float, default=None)
     p.add_argument("--trace", type=Path, help="replay a request trace (Azure CSV, Mooncake JSONL or plain CSV)")
     p.add_argument("--trace-format", choices=("azure", "mooncake", "csv"), default=None)
     p.add_argument("--time-window", default=None, help="A:B seconds of the trace to keep")
     p.add_argument("--rate-scale", type=float, default=None, help="replay at K times the original load")
     p.add_argument("--sample", type=int, default=None, help="keep a seeded sample of N requests")
-    p.add_argument("--trace-out", type=Path, help="write the full trace JSON here")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-fast-forward", dest="fast_forward", action="store_false",
                    help="simulate every step exactly (for checks; results are identical)")
-    p.set_defaults(func=run)
 
 
 def _add_workload_flags(p: argparse.ArgumentParser) -> None:
@@ -134,7 +139,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
-                    record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
+                    record_detail=getattr(args, "trace_out", None) is not None or getattr(args, "record_detail", False), explicit_requests=load_trace_requests(args),
                     cost_profile=profile, fast_forward=getattr(args, "fast_forward", True))
 
 
