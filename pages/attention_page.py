@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from ui import charts_attention as charts
-from ui.attention_page import HEAD_DIMS, REAL_PROMPT_TOKENS, chart_labels, demo_cards, demo_of, real_costs
+from ui.attention import charts
+from ui.attention.parts import HEAD_DIMS, REAL_PROMPT_TOKENS, chart_labels, demo_cards, demo_of, real_costs
+from ui.fmt import si
 from ui.i18n import t
 from ui.page_common import base_scenario
 from ui.plain import md_escape
@@ -35,7 +36,7 @@ else:
     r = demo.chunks[cursor - 1]
     st.info(t("am.cursor_chunk", k=cursor, num=num_chunks, start=r.start_token, end=r.end_token - 1,
               cached=r.num_cached_tokens, c=r.num_query_tokens, pairs=f"{r.num_attention_pairs:,}",
-              flops=charts.si(r.qk_flops + r.av_flops), bytes=charts.si(r.kv_read_bytes, "B")))
+              flops=si(r.qk_flops + r.av_flops), bytes=si(r.kv_read_bytes, "B")))
 labels = chart_labels()
 left, right = st.columns(2)
 left.plotly_chart(charts.mask_figure(mask, chunk, cursor, labels), width="stretch", key="am_mask")

@@ -13,10 +13,10 @@ from chunkviz.errors import InputError
 from chunkviz.lessons.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, PagingStep, parse_refs, simulate_paging
 from chunkviz.lessons.paging_bridge import (REF_PRESETS, compare_algorithms, counts_at, kv_hit_rate_curves,
                                             preset_refs, refs_text, slot_grid, visible_window)
-from ui import charts_paging as charts
+from ui.paging import charts
 from ui.i18n import labeler, t
 from ui.plain import md_escape
-from ui.text_paging import log_rows, order_markdown, reason
+from ui.paging.text import log_rows, order_markdown, reason
 from ui.url_state import choice, choice_parser, int_parser, publish, seed, stepped_choice, widget_key
 
 ss = st.session_state
