@@ -41,6 +41,7 @@ class CaptionItem:
     for_request: int | None = None  # "evict": the request whose allocation reused the evicted blocks
     num_cached: int = 0  # "free"/"preempt": freed blocks that keep their prefix key (reusable until evicted)
     num_kept: int = 0  # "free"/"preempt": blocks still held by another table, so not freed yet
+    rejected: bool = False  # "free": the request was rejected (apply.reject frees its blocks), not finished
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,7 @@ def _replay(record: StepRecord, before: Snapshot | None) -> tuple[dict[int, froz
 def _freed_items(record: StepRecord, released: dict[int, frozenset[int]], marks: dict[int, set[str]]) -> list:
     """Freed events become 'free' or 'preempt' items; blocks another table still holds only lose a reference."""
     preempted = {(e.request_id, e.sample_index) for e in record.events if e.kind == "Preempted"}
+    rejected = {e.request_id for e in record.events if e.kind == "Rejected"}
     evicted_at = {e.block_id: n for n, e in enumerate(record.events) if e.kind == "Evicted"}
     keyed = {b.block_id for b in record.snapshot.blocks if b.key is not None} if record.snapshot else set()
     items = []
@@ -98,7 +100,7 @@ def _freed_items(record: StepRecord, released: dict[int, frozenset[int]], marks:
         items.append(CaptionItem(kind, e.request_id, e.sample_index, tuple(e.block_ids),
                                  # a key dies only when its block is reused (lazy eviction), maybe later on
                                  num_cached=sum(1 for b in freed if b in keyed or evicted_at.get(b, -1) > n),
-                                 num_kept=len(e.block_ids) - len(freed)))
+                                 num_kept=len(e.block_ids) - len(freed), rejected=e.request_id in rejected))
     return items
 
 

@@ -77,7 +77,7 @@ def _caption_rows(changes: StepChanges) -> list[dict]:
     for item in changes.captions:
         row = {"k": item.kind, "r": item.request_id, "s": item.sample_index, "b": list(item.block_ids)}
         extra = {"tok": item.hit_tokens, "from": item.from_block, "for": item.for_request, "cached": item.num_cached,
-                 "kept": item.num_kept}
+                 "kept": item.num_kept, "rej": int(item.rejected)}
         row.update({k: v for k, v in extra.items() if v})  # 0 and None are left out: the data stays small
         rows.append(row)
     return rows
