@@ -22,12 +22,13 @@ if not trace.steps:
     st.info(t("kv.no_steps"))
     st.stop()
 
+# Right under the controls, so a projector shows the grid and its caption together: the steps are stepped,
+# scrubbed and played in the browser, with no rerun per step (ui/kv/stage.js).
+render_stage(trace, scenario.cache.eviction)
+
 series, m, m_other = derived(scenario, other, trace, other_trace)
 st.subheader(t("kv.run_title"))
 kv_metric_cards(trace, m, *((m, m_other) if caching else (m_other, m)))
-
-# The steps are stepped, scrubbed and played in the browser: no rerun per step (ui/kv/stage.js).
-render_stage(trace, scenario.cache.eviction)
 
 labels = chart_labels()
 st.subheader(t("kv.mem_title"))

@@ -219,9 +219,10 @@ class KvStage {
                 for: c.for !== undefined ? this.seqName(c.for, 0) : "" };
     if (c.k === "evict") return fill(T(c.for !== undefined ? "evict" : "evict_nofor"), f);
     if (c.k === "free" || c.k === "preempt") {
-      let s = fill(T(c.k === "free" && c.rej ? "free_rejected" : c.k), f);
-      if (c.kept) s += fill(T("kept"), { n: c.kept });
+      // n = blocks that really went back to the free queue; shared ones only lost this table's reference.
+      let s = fill(T(c.k === "free" && c.rej ? "free_rejected" : c.k), { ...f, n: c.b.length - (c.kept || 0) });
       if (c.cached) s += fill(T("cached"), { n: c.cached });
+      if (c.kept) s += fill(T("kept"), { n: c.kept });
       return s;
     }
     return fill(T(c.k), f);
@@ -245,7 +246,7 @@ class KvStage {
     const d = this.d, ch = this.changes[i], queue = new Map(this.heads[i].map((b, n) => [b, n]));
     let firstChanged = -1;
     for (let b = 0; b < this.B; b++) {
-      const owner = this.at(i, b, 0), sample = this.at(i, b, 1), ref = this.at(i, b, 2), cached = this.at(i, b, 3);
+      const owner = this.at(i, b, 0), ref = this.at(i, b, 2), cached = this.at(i, b, 3);
       const mask = ch.get(b) || 0, q = queue.has(b) ? queue.get(b) : -1;
       if (mask && firstChanged < 0) firstChanged = b;
       const sig = `${owner}|${ref}|${cached}|${mask}|${q}`, cell = this.cells[b];
@@ -264,7 +265,6 @@ class KvStage {
       badge.textContent = kind >= 0 ? GLYPHS[d.change_kinds[kind]] : "";
       badge.style.background = kind >= 0 ? d.change_colours[kind] : "";
       node.style.setProperty("--ring", kind >= 0 ? d.change_colours[kind] : "transparent");
-      void sample;
     }
     if (firstChanged >= 0 && this.gridScroll.scrollHeight > this.gridScroll.clientHeight) {
       const node = this.cells[firstChanged].node, top = node.offsetTop, sc = this.gridScroll;
@@ -380,7 +380,7 @@ class KvStage {
 }
 
 // One glyph per change kind (the badge's colour is the second cue; chunkviz/lessons/kv_stage.py CHANGE_KINDS).
-const GLYPHS = { alloc: "+", hit: "↺", cow: "⎘", evict: "✕", free: "−", unref: "−", preempt: "⏏", fork: "⑂" };
+const GLYPHS = { alloc: "+", hit: "↺", cow: "⇉", evict: "✕", free: "−", unref: "−", preempt: "⏏", fork: "⇶" };
 
 export default function (component) {
   const { data, parentElement, key } = component;
