@@ -37,7 +37,8 @@ function replay(d) {
       tmap = new Map(tmap);
       for (const [r, s, ids] of d.tables[i]) { if (ids === null) tmap.delete(r + "." + s); else tmap.set(r + "." + s, [r, s, ids]); }
     }
-    tables.push([...tmap.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+    // An unchanged step shares the step before's array, so the drawing can skip it by identity.
+    tables.push(d.tables[i].length || !i ? [...tmap.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]) : tables[i - 1]);
     if (d.free_head[i] !== null) head = d.free_head[i];
     heads.push(head);
     const m = new Map(), c = d.changes[i];
@@ -282,6 +283,8 @@ class KvStage {
 
   drawFree(i) {
     const head = this.heads[i], d = this.d;
+    if (head === this.drawnHead) return;  // the same array: the step changed nothing in the queue's head
+    this.drawnHead = head;
     if (!head.length) { this.freeStrip.replaceChildren(el("span", "none", this.t("free_none"))); return; }
     this.freeStrip.replaceChildren(...head.map((b, n) => {
       const cached = this.at(i, b, 3), chip = el("span", "fq" + (cached ? " cached" : ""));
@@ -295,6 +298,9 @@ class KvStage {
 
   drawTables(i) {
     const rows = this.tables[i], d = this.d, ch = this.changes[i];
+    // Same tables and no block changed now or in the step drawn before (whose rings must go): nothing to redo.
+    if (rows === this.drawnRows && !ch.size && !this.drawnRings) return;
+    this.drawnRows = rows; this.drawnRings = ch.size > 0;
     if (!rows.length) { this.tableBox.replaceChildren(el("div", "none", this.t("tables_none"))); return; }
     this.tableBox.replaceChildren(...rows.map(([r, s, ids]) => {
       const row = el("div", "trow"), name = el("span", "seq", this.seqName(r, s));
@@ -317,18 +323,26 @@ class KvStage {
   drawSpark(i) {
     const c = this.spark, d = this.d, dpr = window.devicePixelRatio || 1;
     const w = Math.max(c.clientWidth || 600, 200), h = 44;
-    if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); c.style.height = h + "px"; }
-    const ctx = c.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, w, h);
     const X = (k) => (this.n > 1 ? (k / (this.n - 1)) * (w - 2) + 1 : w / 2), Y = (v) => h - 2 - (v / Math.max(this.B, 1)) * (h - 4);
-    ctx.strokeStyle = d.free_colour; ctx.setLineDash([4, 3]); ctx.beginPath(); ctx.moveTo(0, Y(this.B)); ctx.lineTo(w, Y(this.B)); ctx.stroke();
-    ctx.setLineDash([]); ctx.strokeStyle = d.owner_colours[0]; ctx.lineWidth = 2; ctx.beginPath();
-    d.used.forEach((v, k) => (k ? ctx.lineTo(X(k), Y(v)) : ctx.moveTo(X(k), Y(v)))); ctx.stroke();
+    if (c.width !== Math.round(w * dpr) || !this.sparkBase) {  // the line is drawn once per size, then copied
+      c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); c.style.height = h + "px";
+      const base = document.createElement("canvas"); base.width = c.width; base.height = c.height;
+      const b = base.getContext("2d"); b.setTransform(dpr, 0, 0, dpr, 0, 0);
+      b.strokeStyle = d.free_colour; b.setLineDash([4, 3]); b.beginPath(); b.moveTo(0, Y(this.B)); b.lineTo(w, Y(this.B)); b.stroke();
+      b.setLineDash([]); b.strokeStyle = d.owner_colours[0]; b.lineWidth = 2; b.beginPath();
+      d.used.forEach((v, k) => (k ? b.lineTo(X(k), Y(v)) : b.moveTo(X(k), Y(v)))); b.stroke();
+      this.sparkBase = base;
+    }
+    const ctx = c.getContext("2d"); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, c.width, c.height);
+    ctx.drawImage(this.sparkBase, 0, 0); ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = d.cursor_colour; ctx.fillRect(X(i) - 1.5, 0, 3, h);
     this.sparkLabel.textContent = fill(this.t("spark"), { n: d.used[i], total: this.B });
   }
 
   drawHover() {
     const h = this.hover, on = new Set(h ? h.blocks : []);
+    if (!h && !this.hovered) return;  // nothing highlighted before or now
+    this.hovered = !!h;
     this.box.querySelectorAll(".hl").forEach((e) => e.classList.remove("hl"));
     if (!h) { this.tip.style.display = "none"; return; }
     on.forEach((b) => { if (this.cells[b]) this.cells[b].node.classList.add("hl"); });
@@ -394,7 +408,7 @@ export default function (component) {
   host.__kvs = stage;
   if (restored) stage.saveUrlSoon();
   const onKey = (ev) => stage.onKey(ev);
-  const onResize = () => stage.drawSpark(stage.cursor);
+  const onResize = () => { stage.sparkBase = null; stage.drawSpark(stage.cursor); };
   window.addEventListener("keydown", onKey, true);
   window.addEventListener("resize", onResize);
   stage.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };
