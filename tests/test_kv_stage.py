@@ -122,6 +122,8 @@ def test_deltas_replay_to_every_snapshot(scn):
             assert blocks[b.block_id] == (*owner, b.ref_count, int(b.key is not None), b.num_filled_tokens)
         assert tables == {(r, s): ids for r, s, ids in snap.block_tables}
         assert head == list(snap.free_queue_head)
+    assert len(cols["dur_ms"]) == len(cols["dec"]) == len(cols["pre"]) == len(cols["end_ms"]) == len(trace.steps)
+    assert cols["dec"][-1] >= 1 and sum(cols["pre"]) > 0  # the run ends decoding; prompts were prefilled
     # Deltas, not full grids: far fewer block entries than steps × blocks.
     assert sum(len(d) for d in cols["blocks"]) // 6 < len(trace.steps) * 64 // 4
     for kind, event in (("hit", "PrefixHit"), ("cow", "CopyOnWrite"), ("evict", "Evicted"), ("preempt", "Preempted")):

@@ -82,6 +82,7 @@ class KvStage {
     this.speedSel.onchange = () => { this.speed = +this.speedSel.value; this.simMs = this.d.end_ms[this.cursor]; this.save(); };
     bar.appendChild(this.speedSel);
     this.readout = el("span", "readout"); bar.appendChild(this.readout);
+    this.work = el("span", "work"); bar.appendChild(this.work);
     box.appendChild(bar);
     this.scrub = el("input", "scrub"); this.scrub.type = "range"; this.scrub.min = 0; this.scrub.max = Math.max(this.n - 1, 0);
     this.scrub.step = 1; this.scrub.setAttribute("aria-label", this.t("scrub"));
@@ -112,6 +113,7 @@ class KvStage {
     this.gridScroll = el("div", "gridscroll"); this.grid = el("div", "grid");
     this.cells = [];
     for (let b = 0; b < this.B; b++) {
+      if (b % 16 === 0) this.grid.appendChild(el("div", "rowlabel", String(b)));  // row = blocks b … b+15
       const c = el("div", "cell"); c.dataset.b = b;
       c.append(el("span", "o"), el("span", "k"), el("span", "r"), el("span", "q"), el("span", "badge"));
       c.onmouseenter = () => this.setHover({ blocks: [b], cell: b });
@@ -198,7 +200,8 @@ class KvStage {
 
   draw() {
     const i = this.cursor, d = this.d;
-    this.readout.textContent = `${fill(this.t("step_of"), { n: d.step[i], total: this.n })} · ${fill(this.t("at_ms"), { ms: d.end_ms[i].toFixed(1) })}`;
+    this.readout.textContent = fill(this.t("step_of"), { n: d.step[i], last: d.step[this.n - 1] });
+    this.work.textContent = fill(this.t("at_ms"), { dur: d.dur_ms[i].toFixed(1), dec: d.dec[i], pre: d.pre[i], ms: d.end_ms[i].toFixed(1) });
     this.scrub.value = i;
     d.jump_kinds.forEach((k) => {
       const b = this.jumpBtns[k], next = this.nextOf(k);
@@ -235,7 +238,7 @@ class KvStage {
       const line = el("div", n === 0 ? "first" : "");
       if (c.k !== "none") { const g = el("i", "badge-sample", GLYPHS[c.k]); g.style.background = this.d.change_colours[this.d.change_kinds.indexOf(c.k)]; line.appendChild(g); }
       line.appendChild(document.createTextNode(this.captionText(c)));
-      line.onmouseenter = () => this.setHover({ blocks: c.b });
+      line.onmouseenter = () => this.setHover({ blocks: c.k === "cow" ? [c.from, ...c.b] : c.b });  // CoW: both
       line.onmouseleave = () => this.setHover(null);
       lines.push(line);
     });

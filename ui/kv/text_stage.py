@@ -11,8 +11,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.speed_sim": ("{x}× real time", "{x} 倍实时"),
     "kvs.speed_help": ("Playback speed: steps per second, or the simulated clock slowed down",
                        "播放速度：每秒几步，或按放慢的模拟时间"),
-    "kvs.step_of": ("Step {n} of {total}", "第 {n} 步 / 共 {total} 步"),
-    "kvs.at_ms": ("ends at {ms} ms", "结束于 {ms} 毫秒"),
+    "kvs.step_of": ("Step {n} (last: {last})", "第 {n} 步（最后一步：{last}）"),
+    "kvs.at_ms": ("took {dur} ms ({dec} decode + {pre} prefill tokens), ends at {ms} ms",
+                  "耗时 {dur} 毫秒（{dec} 个解码 + {pre} 个预填充 token），结束于 {ms} 毫秒"),
     "kvs.scrub": ("Step (drag to scrub)", "步骤（拖动浏览）"),
     "kvs.jump": ("next {what} ▸", "下一次{what} ▸"),
     "kvs.jump_none": ("no {what} after this step", "这一步之后没有{what}"),
@@ -22,10 +23,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.jump.preempt": ("preemption", "抢占"),
     "kvs.keys": ("← → step · Home/End · Space plays", "← → 单步 · Home/End · 空格播放"),
     "kvs.grid_title": ("Physical blocks after this step", "这一步之后的物理块"),
-    "kvs.grid_note": ("R3 = owner request (colour), ×N = ref count, ● = cached prefix key, #n = place in the free "
-                      "queue (#0 is reused next). A ringed cell changed in this step; hover for details.",
-                      "R3 = 所属请求（颜色），×N = 引用计数，● = 存有缓存的前缀键，#n = 在空闲队列中的位置（#0 下一个被"
-                      "复用）。带圈的格子在这一步有变化；把鼠标移上去看详情。"),
+    "kvs.grid_note": ("A row holds 16 blocks; the number on its left is the first one's id. R3 = owner request "
+                      "(colour), ×N = ref count, ● = cached prefix key, #n = place in the free queue (#0 is reused "
+                      "next). A ringed cell changed in this step; hover for details.",
+                      "每行 16 个块，左边的数字是这一行第一个块的编号。R3 = 所属请求（颜色），×N = 引用计数，● = 存有"
+                      "缓存的前缀键，#n = 在空闲队列中的位置（#0 下一个被复用）。带圈的格子在这一步有变化；把鼠标移上去"
+                      "看详情。"),
     "kvs.free_title": ("Free queue, reused first on the left", "空闲队列：最左边的最先被复用"),
     "kvs.free_none": ("no free block: the next allocation must preempt", "没有空闲块：下一次分配只能抢占"),
     "kvs.tables_title": ("Block tables: logical block → physical block", "块表：逻辑块 → 物理块"),
