@@ -318,7 +318,8 @@ class KvStage {
         chip.onmouseenter = () => this.setHover({ blocks: [b] }); chip.onmouseleave = () => this.setHover(null);
         row.appendChild(chip);
       });
-      row.onmouseenter = (e) => { if (e.target === row) this.setHover({ blocks: ids }); };
+      row.onmouseenter = () => this.setHover({ blocks: ids });
+      row.onmouseleave = () => this.setHover(null);
       return row;
     }));
   }
