@@ -1,5 +1,5 @@
-"""Browser benchmark: from real Chromium, arrow key → last redraw on /, /kv and /replacement, and timeline playback
-(steps shown per second at 20 and 60 steps/s, frames per second, dropped steps).
+"""Browser benchmark: from real Chromium, arrow key → last redraw on /, /kv and /replacement, and timeline and KV stage
+playback (steps shown per second at 20 and 60 steps/s, frames per second, dropped steps).
 
 Run: .venv/bin/python bench/browser_bench.py [--root DIR] [--repeats N]
 `--root /path/to/other/checkout` measures another revision's app (e.g. before the timeline component) with the
@@ -84,6 +84,44 @@ def playback(page, url: str, speed_index: int, seconds: float) -> dict[str, floa
             "fps": (after["draws"] - before["draws"]) / seconds, "dropped": after["dropped"] - before["dropped"]}
 
 
+KV_STAGE = ".st-key-kv_stage"
+
+
+def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
+    """The KV stage on /kv (ui/kv/stage.js): arrow key → last redraw with the focus in the stage, then playback at
+    20 and 60 steps/s from step 0 (steps shown per second, frames drawn, dropped steps). Prints one line each; on a
+    checkout without the stage it says so (its /kv line above is the per-step rerun)."""
+    page.goto(base + "/kv?kv_step=0")
+    wait_idle(page)
+    try:
+        page.locator(f"{KV_STAGE} .kvs").wait_for(timeout=15000)  # the element mounts after the script is idle
+    except Exception:  # playwright's TimeoutError: an older checkout has no stage
+        print("KV stage: none on this checkout")
+        return
+    page.locator(f"{KV_STAGE} .cell").nth(40).click()
+    page.evaluate(OBSERVE_JS)
+    times = []
+    for _ in range(repeats):  # bounded by --repeats
+        t0 = page.evaluate("performance.now()")
+        page.keyboard.press("ArrowRight")
+        times.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
+    print(f"KV stage arrow key -> last redraw    {summary(times)}")
+    box = page.locator(f"{KV_STAGE} .kvs")
+    for index, rate in ((2, 20), (3, 60)):  # ui/kv/stage.py SPEEDS
+        page.locator(f"{KV_STAGE} button[aria-label]").first.click()  # Home: step 0
+        page.locator(f"{KV_STAGE} select.speed").select_option(str(index))
+        read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0) for k in ("steps-shown", "draws", "dropped")}  # noqa: E731
+        before = read()
+        page.locator(f"{KV_STAGE} button.play").click()
+        page.wait_for_timeout(seconds * 1000)
+        after = read()
+        if box.get_attribute("data-playing") == "1":
+            page.locator(f"{KV_STAGE} button.play").click()
+        shown = after["steps-shown"] - before["steps-shown"]
+        print(f"KV stage playback at {rate} steps/s   steps shown {shown / seconds:.1f}/s, "
+              f"{(after['draws'] - before['draws']) / seconds:.1f} frames/s, dropped steps {after['dropped'] - before['dropped']:.0f}")
+
+
 def summary(values: list[float]) -> str:
     return f"p50 {statistics.median(values):.0f} ms, max {max(values):.0f} ms (n={len(values)})"
 
@@ -98,7 +136,8 @@ def main() -> None:
 
     port = _free_port()
     root = args.root.resolve()
-    proc = start_server(port, root, str(root / ".venv" / "bin" / "python"))
+    venv = root / ".venv" / "bin" / "python"  # a worktree without its own venv runs with this interpreter
+    proc = start_server(port, root, str(venv) if venv.exists() else sys.executable)
     base = f"http://127.0.0.1:{port}"
     try:
         with sync_playwright() as pw:
@@ -120,6 +159,7 @@ def main() -> None:
                             else "(steps pass by time; every bar is drawn)")
                     print(f"playback at {name:<13} steps shown {r['steps_per_s']:.1f}/s, {r['fps']:.1f} frames/s, "
                           f"{tail}")
+            kv_stage_figures(page, base, args.repeats, args.play_seconds)
             browser.close()
     finally:
         proc.terminate()
