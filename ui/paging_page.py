@@ -53,6 +53,12 @@ def _reseed() -> None:
     _load_preset()
 
 
+def load_belady() -> None:
+    """The stage's "load Belady's string" button (a callback, so before the widgets are drawn)."""
+    ss["pr_preset"] = "belady"
+    _load_preset()
+
+
 def _parsed_refs() -> tuple[tuple[int, ...], str | None]:
     """The reference string typed (or linked), else the last good one with the parse error."""
     fallback = ss.get("pr_last_good") or preset_refs(ss["pr_preset"], ss["pr_seed"]) or PRESETS["belady"]

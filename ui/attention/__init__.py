@@ -1,0 +1,1 @@
+"""The attention-math page's wing: its browser stage (stage.py/.js/.css) and, after the wings move, its page parts."""
