@@ -3,7 +3,7 @@
 import streamlit as st
 
 from chunkviz.lessons.chapters import CHAPTERS
-from ui.chapter_common import nav_label, page_file
+from ui.chapters.common import nav_label, page_file
 from ui.deep_link import fix_first_deep_link, folder_navigation_ran
 from ui.i18n import t
 from ui.plain import md_escape

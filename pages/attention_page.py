@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ui import charts_attention as charts
+from ui.attention import charts
+from ui.attention.parts import HEAD_DIMS, REAL_PROMPT_TOKENS, demo_cards, demo_of, real_costs
 from ui.attention.stage import render as render_stage
-from ui.attention_page import HEAD_DIMS, REAL_PROMPT_TOKENS, demo_cards, demo_of, real_costs
 from ui.i18n import t
 from ui.page_common import base_scenario
 from ui.plain import md_escape

@@ -1,7 +1,7 @@
 """Chapter 2 · Why a long prefill hurts: one long prompt freezes the chats; chunking keeps them typing."""
 
-from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
-from ui.chapter_lanes import draw_lanes
+from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
+from ui.chapters.lanes import draw_lanes
 from ui.i18n import t
 
 ch = header(2)

@@ -1,9 +1,9 @@
 """Chapter 5 · Continuous batching and decode-first: static vs continuous vs stall-free on one workload."""
 
 from chunkviz.lessons.chapters import DECODE_FIRST, PREFILL_FIRST
-from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
-from ui.chapter_lanes import draw_lanes
-from ui.chapter_lessons import batching_lesson, utilisation_lesson
+from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
+from ui.chapters.lanes import draw_lanes
+from ui.chapters.lessons import batching_lesson, utilisation_lesson
 from ui.i18n import t
 
 ch = header(5)

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
-from ui.chapter_lanes import draw_lanes
-from ui.chapter_lessons import budget_lesson
+from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
+from ui.chapters.lanes import draw_lanes
+from ui.chapters.lessons import budget_lesson
 from ui.i18n import t
 
 ch = header(6)

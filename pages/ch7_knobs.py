@@ -1,8 +1,8 @@
 """Chapter 7 · The engines' knobs: vLLM, SGLang, TensorRT-LLM settings, defaults, sources, effects."""
 
-from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
-from ui.chapter_lanes import draw_lanes
-from ui.chapter_lessons import knobs_lesson
+from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
+from ui.chapters.lanes import draw_lanes
+from ui.chapters.lessons import knobs_lesson
 from ui.i18n import t
 
 ch = header(7)

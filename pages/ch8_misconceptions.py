@@ -1,8 +1,8 @@
 """Chapter 8 · Misconceptions and interview questions, each answer backed by a run."""
 
-from ui.chapter_common import chapter_traces, cursor, footer, header, lesson
-from ui.chapter_lanes import draw_lanes
-from ui.chapter_lessons import misconceptions_lesson
+from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
+from ui.chapters.lanes import draw_lanes
+from ui.chapters.lessons import misconceptions_lesson
 from ui.i18n import t
 
 ch = header(8)

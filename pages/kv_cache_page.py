@@ -3,12 +3,12 @@
 import streamlit as st
 
 from chunkviz.lessons.kv_view import next_step, rejections
-from ui import charts_kv as charts
+from ui.kv import charts
 from ui.i18n import t
-from ui.kv_page import JUMPS, derived, kv_controls, kv_metric_cards, kv_step_view
+from ui.kv.parts import JUMPS, derived, kv_controls, kv_metric_cards, kv_step_view
 from ui.playback import playback
 from ui.runs import trace_or_error
-from ui.text_kv import chart_labels, rejection_markdown
+from ui.kv.text import chart_labels, rejection_markdown
 
 st.title(t("kv.title"))
 st.markdown(t("kv.lesson"))

@@ -1,16 +1,17 @@
 """Measure: real prefill-chunk and decode-step times on this machine, against the roofline, then simulated; and the
-cost model against the public A100 measurements it is fitted to (ui/measure_fit.py)."""
+cost model against the public A100 measurements it is fitted to (ui/measure/fit.py)."""
 
 import streamlit as st
 
-from chunkviz.cost.profile import CostProfile, profile_to_json
+from chunkviz.config import CostProfile
+from chunkviz.cost.profile import profile_to_json
 from chunkviz.measure import DEVICES, ENABLE_HINT, PLAN_NAMES, torch_available
 from chunkviz.cost.profiled import compare_to_roofline
-from ui import charts_measure as charts
+from ui.measure import charts
 from ui.i18n import labeler, t
-from ui.measure_fit import show_public_fit
-from ui.measure_run import PROFILE_KEY, run_measurement, take_cancel_notice, uploaded_profile
-from ui.measure_sim import show_simulation
+from ui.measure.fit import show_public_fit
+from ui.measure.run import PROFILE_KEY, run_measurement, take_cancel_notice, uploaded_profile
+from ui.measure.sim import show_simulation
 from ui.page_common import base_scenario
 from ui.plain import md_escape
 from ui.url_state import choice, number

@@ -4,11 +4,11 @@ policies choose which KV-cache blocks an LLM server evicts."""
 import streamlit as st
 
 from chunkviz.lessons.paging_bridge import KV_BLOCK_TOKENS, KV_WORKLOADS
-from ui import charts_paging as charts
+from ui.paging import charts
 from ui.i18n import labeler, t
+from ui.paging.parts import compare, kv_curves, load_belady, reference_input, rule_controls
 from ui.paging.stage import render as render_stage
-from ui.paging_page import compare, kv_curves, load_belady, reference_input, rule_controls
-from ui.text_paging import anomaly_markdown, chart_labels
+from ui.paging.text import anomaly_markdown, chart_labels
 from ui.url_state import choice, stepped_choice
 
 st.title(t("pr.title"))

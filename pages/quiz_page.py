@@ -5,8 +5,8 @@ import inspect
 import streamlit as st
 
 from chunkviz.lessons.quiz import OPTIONS, QUESTIONS, QuizEvidence
-from ui.charts_attention import si
-from ui.charts_quiz import evidence_figure
+from ui.quiz.charts import evidence_figure
+from ui.fmt import si
 from ui.i18n import labeler, t
 from ui.plain import md_escape
 

@@ -7,7 +7,7 @@ import streamlit as st
 from chunkviz.errors import InputError
 from chunkviz.analysis.metrics import summarize
 from chunkviz.lessons.seed_demo import TOY_BUDGET, TOY_PREFILL_WEIGHT, run_seed_demo
-from ui import charts_seed as charts
+from ui.article import charts
 from ui.i18n import t
 from ui.page_common import base_scenario, metric_cards
 from ui.plain import md_escape

@@ -4,11 +4,11 @@ does; what chunking costs in TTFT and how to get it back."""
 import streamlit as st
 
 from chunkviz.analysis.metrics import summarize
-from ui.downloads import download_buttons
+from ui.timeline.downloads import download_buttons
 from ui.i18n import t
 from ui.runs import trace_or_error
-from ui.timeline_lesson import scenario_for, settings, ttft_lesson
-from ui.timeline_view import lecture_css, present_mode, render_comparison
+from ui.timeline.lesson import scenario_for, settings, ttft_lesson
+from ui.timeline.view import lecture_css, present_mode, render_comparison
 
 head = st.columns([4, 1.3], vertical_alignment="center")
 with head[1]:

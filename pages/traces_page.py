@@ -3,9 +3,9 @@
 import streamlit as st
 
 from chunkviz.analysis.trace_summary import summarize_requests
-from ui import charts_traces as charts
+from ui.traces import charts
 from ui.i18n import t
-from ui.traces_page import pick_requests, pick_source, replay, study
+from ui.traces.parts import pick_requests, pick_source, replay, study
 
 st.title(t("rt.title"))
 st.markdown(t("rt.lesson"))

@@ -4,15 +4,15 @@ import streamlit as st
 
 from chunkviz.errors import SimulationLimitError
 from chunkviz.analysis.sweep import DEFAULT_BUDGETS_TOKENS, best_for_slo, run_sweep, with_batch_class
-from ui import charts_tradeoffs as charts
-from ui import tradeoffs_capacity, tradeoffs_classes, tradeoffs_runs
-from ui import text_tradeoffs as text
+from ui.tradeoffs import charts
+from ui.tradeoffs import capacity, classes, runs
+from ui.tradeoffs import text
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario
 from ui.plain import md_escape
 from ui.url_state import choice, number, seed, stepped_choice
 
-from ui.tradeoffs_classes import LOADS, MAX_LOADS
+from ui.tradeoffs.classes import LOADS, MAX_LOADS
 LATENCIES = ("tbt_p99_s", "ttft_p99_s", "ttft_p50_s")
 
 
@@ -20,7 +20,7 @@ st.title(t("to.title"))
 st.markdown(t("to.lesson"))
 c = st.columns([3, 3, 2, 2])
 budget = stepped_choice(c[0], t("to.budget"), DEFAULT_BUDGETS_TOKENS, "to_budget", 512)
-seed("to_loads", ["1"], tradeoffs_classes.parse_loads)
+seed("to_loads", ["1"], classes.parse_loads)
 loads = c[1].multiselect(t("to.loads"), LOADS, key="to_loads", format_func=labeler("to.load."),
                          max_selections=MAX_LOADS)
 if loads and st.query_params.get("to_loads") != ",".join(loads):
@@ -36,7 +36,7 @@ try:
     scenario = with_batch_class(base_scenario())
     result = run_sweep(scenario, DEFAULT_BUDGETS_TOKENS, tuple(float(x) for x in loads), *slo,
                        on_progress=lambda d, n: bar.progress(d / n, text=t("to.running", done=d, total=n)),
-                       run_many=tradeoffs_runs.run_points)  # points in parallel on every core
+                       run_many=runs.run_points)  # points in parallel on every core
 except (ValueError, SimulationLimitError) as exc:
     bar.empty()
     st.error(t("err.config", error=md_escape(exc)))
@@ -59,7 +59,7 @@ st.subheader(t("to.frontier"))
 latency = choice(st, t("to.latency_axis"), LATENCIES, "to_lat", "tbt_p99_s", labeler("to.lat."))
 st.plotly_chart(charts.frontier_figure(result, latency, budget, names, labels), width="stretch", key="to_fig_front")
 st.caption(t("to.frontier_note"))
-tradeoffs_classes.render(result, scenario, names, labels)
+classes.render(result, scenario, names, labels)
 with st.expander(t("to.table")):
     st.dataframe(text.table_rows(result.points), hide_index=True)
-tradeoffs_capacity.render(scenario, *slo)
+capacity.render(scenario, *slo)

@@ -1,7 +1,8 @@
 """Bilingual text: every string the app shows is looked up by key in English or Chinese.
 
-The texts are data: each `ui/text_*.py` module holds one dict `TEXTS` of key → (English, 中文), and this module
-loads all of them on the first lookup (no module has to be imported for its side effect).
+The texts are data: each text module — `ui/text_*.py` for the shared texts, `ui/<wing>/text.py` and
+`ui/<wing>/text_*.py` for a page's own — holds one dict `TEXTS` of key → (English, 中文), and this module loads all
+of them on the first lookup (no module has to be imported for its side effect).
 Invariant: every key has both an English and a Chinese text; a missing key shows the key itself (and a test
 fails), never an exception.
 """
@@ -17,10 +18,17 @@ LANG_LABELS = {"en": "English", "zh": "中文"}
 _TEXTS: dict[str, tuple[str, str]] = {}
 
 
+def _is_text(name: str) -> bool:
+    return name == "text" or name.startswith("text_")
+
+
 def text_modules() -> tuple[str, ...]:
-    """Names of the modules whose TEXTS dicts make up the app's texts."""
-    folder = str(Path(__file__).resolve().parent)
-    return tuple(sorted(f"ui.{m.name}" for m in pkgutil.iter_modules([folder]) if m.name.startswith("text_")))
+    """Names of the modules whose TEXTS dicts make up the app's texts: the shared ones, then each wing's."""
+    folder = Path(__file__).resolve().parent
+    names = [f"ui.{m.name}" for m in pkgutil.iter_modules([str(folder)]) if not m.ispkg and _is_text(m.name)]
+    for wing in (m.name for m in pkgutil.iter_modules([str(folder)]) if m.ispkg):
+        names += [f"ui.{wing}.{m.name}" for m in pkgutil.iter_modules([str(folder / wing)]) if _is_text(m.name)]
+    return tuple(sorted(names))
 
 
 def _texts() -> dict[str, tuple[str, str]]:

@@ -13,20 +13,22 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.component import Mount, read_asset
+
 _UI = Path(__file__).resolve().parent
 SPEEDS_STEPS_PER_S = (1, 2, 5, 20, 60)
 DEFAULT_SPEED = 1  # index into SPEEDS_STEPS_PER_S: 2 steps/s, slow enough to read each reason aloud
 
 
-def _read(*paths: Path) -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in paths)
+def assets(wing: Path, suffix: str) -> str:
+    """The player's asset then the wing's stage asset (`suffix` ".js" or ".css"), one text (also for an export)."""
+    return read_asset(_UI, "stage_player", suffix) + "\n" + read_asset(wing, "stage", suffix)
 
 
-def register(name: str, wing: Path):
-    """The mount callable of stage `name` whose stage.js/stage.css live in the folder `wing`."""
-    return st.components.v2.component(
-        name, html="", css=_read(_UI / "stage_player.css", wing / "stage.css"),
-        js=_read(_UI / "stage_player.js", wing / "stage.js"))
+def register(name: str, wing: Path) -> Mount:
+    """The mount callable of stage `name` whose stage.js/stage.css live in the folder `wing` (ui/component.py's
+    register, with the shared player in front)."""
+    return st.components.v2.component(name, html="", css=assets(wing, ".css"), js=assets(wing, ".js"))
 
 
 def with_version(data: dict) -> dict:

@@ -27,7 +27,7 @@ MAX_FRAMES = 64
 MAX_PAGE = 999_999  # also caps token length, so int() never sees a pathological digit string
 
 # The rule names, in the order the page shows them; a new rule is one entry in chunkviz.replacement.RULES plus
-# its value name below, its reason template in paging_steps and its label in ui/text_paging.py.
+# its value name below, its reason template in paging_steps and its label in ui/paging/text.py.
 ALGORITHMS: tuple[str, ...] = tuple(RULES)
 
 # What `PagingStep.order_values` means per algorithm (labels for tables and charts).

@@ -11,7 +11,7 @@ from chunkviz.lessons.chapters import CHAPTERS, PRESETS, chapter, find_bookmark,
 from chunkviz.analysis.scenario import run_scenario
 from chunkviz.lessons.predictions import prediction
 from tests.ui.apptest_helpers import open_app, texts
-from ui.chapter_common import page_file
+from ui.chapters.common import page_file
 from ui.i18n import tr
 
 

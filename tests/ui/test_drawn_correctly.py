@@ -6,7 +6,7 @@ from __future__ import annotations
 from chunkviz.lessons.seed_demo import run_seed_demo
 from chunkviz.simulator.trace import ScheduledChunk
 from ui import palette
-from ui.charts_quiz import kind_colour
+from ui.quiz.charts import kind_colour
 from ui.i18n import pair_of
 
 
@@ -26,7 +26,7 @@ def test_quiz_bars_are_coloured_by_what_they_measure():
 def test_explained_chunks_use_one_based_inclusive_token_ranges():
     from types import SimpleNamespace
 
-    from ui.explain import explain_step
+    from ui.kv.explain import explain_step
 
     record = SimpleNamespace(step=3, duration_s=0.01, events=(),
                              chunks=(ScheduledChunk(7, 0, 36, 96, "prefill"), ScheduledChunk(8, 0, 512, 0, "prefill")))

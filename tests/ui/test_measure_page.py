@@ -49,7 +49,7 @@ def test_running_the_quick_plan_shows_measured_vs_roofline_and_the_simulation():
     shown = texts(at)
     assert "1 layers, hidden 512" in shown and "× 32 (32 layers of llama-3-8b ÷ 1 measured)" in shown
     assert len(at.metric) == 8 and "Steps inside the measured range" in shown
-    assert len(at.get("plotly_chart")) == 2  # measured vs roofline, then the public A100 fit (ui/measure_fit.py)
+    assert len(at.get("plotly_chart")) == 2  # measured vs roofline, then the public A100 fit (ui/measure/fit.py)
     at.select_slider(key="me_budget").set_value(2048).run()  # the profile stays in the session
     assert len(at.metric) == 8 and at.dataframe[0].value.shape == (12, 8)
 

@@ -30,7 +30,8 @@ def test_page_renders(page, lang):
 
 
 def test_every_text_has_both_languages():
-    keys = i18n.all_keys()  # loads every ui/text_*.py on first use; nothing is imported for its side effect
+    # loads every text table (ui/text_*.py, ui/<wing>/text*.py) on first use; nothing is imported for its side effect
+    keys = i18n.all_keys()
     assert len(keys) > 200
     for key in keys:
         en, zh = i18n.tr(key, "en"), i18n.tr(key, "zh")
@@ -54,6 +55,14 @@ def test_no_module_imports_a_text_table_for_its_side_effect():
     root = Path(__file__).resolve().parents[2]
     offenders = [str(p) for folder in ("app.py", "pages", "ui", "tests") for p in
                  ([root / folder] if folder.endswith(".py") else (root / folder).rglob("*.py"))
-                 if re.search(r"import ui\.text_\w+\s+# noqa: F401|from ui import text_\w+\s+# noqa: F401",
-                              p.read_text())]
+                 if re.search(r"import ui\.(\w+\.)?text(_\w+)?\s+# noqa: F401|"
+                              r"from ui(\.\w+)? import text(_\w+)?\s+# noqa: F401", p.read_text())]
     assert offenders == []
+
+
+def test_every_wing_has_its_texts_loaded():
+    """The loader finds the shared tables and each wing's own (a wing's table left out would show raw keys)."""
+    names = i18n.text_modules()
+    assert {"ui.text_common", "ui.kv.text", "ui.paging.text", "ui.timeline.text", "ui.chapters.text",
+            "ui.measure.text_fit"} <= set(names)
+    assert i18n.tr("kv.title", "en") != "kv.title" and i18n.tr("pr.title", "zh") != "pr.title"

@@ -1,1 +1,4 @@
-"""The attention-math page's wing: its browser stage (stage.py/.js/.css) and, after the wings move, its page parts."""
+"""The attention-math page (`/attention`): chunked prefill against the KV cache equals one causal pass.
+
+A wing: it imports the core and the shared modules at ui/ top level, never another wing (tests/test_ui_architecture.py).
+"""

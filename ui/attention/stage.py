@@ -13,9 +13,9 @@ from pathlib import Path
 from chunkviz.lessons.attention_math import ChunkedAttentionDemo
 from chunkviz.lessons.attention_stage import stage_data
 from ui import palette, stage_component
-from ui.charts_attention import CHUNK_CYCLE, DONE
+from ui.attention.charts import CHUNK_CYCLE, DONE
 from ui.i18n import current_lang, tr
-from ui.text_attention_stage import TEXTS
+from ui.attention.text_stage import TEXTS
 
 KEY = "attention_stage"
 URL_PARAM = "am_step"

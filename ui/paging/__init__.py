@@ -1,1 +1,4 @@
-"""The page-replacement page's wing: its browser stage (stage.py/.js/.css) and, after the wings move, its page parts."""
+"""The page-replacement page (`/replacement`): FIFO, LRU, OPT, Clock and LFU on a reference string, and on KV blocks.
+
+A wing: it imports the core and the shared modules at ui/ top level, never another wing (tests/test_ui_architecture.py).
+"""

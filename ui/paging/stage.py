@@ -15,7 +15,7 @@ import streamlit as st
 from chunkviz.lessons.paging_stage import stage_data
 from ui import palette, stage_component
 from ui.i18n import current_lang, tr
-from ui.text_paging_stage import TEXTS
+from ui.paging.text_stage import TEXTS
 
 KEY = "paging_stage"
 URL_PARAM = "pr_step"

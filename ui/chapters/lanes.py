@@ -9,9 +9,9 @@ from __future__ import annotations
 from chunkviz.analysis.metrics import summarize
 from chunkviz.lessons.chapters import Bookmark, Chapter, bookmarks
 from chunkviz.simulator.trace import Trace
-from ui.chapter_charts_lanes import EngineRow, Note, lanes_figure
-from ui.chapter_chat import chat_windows
-from ui.chapter_common import Cursor, chapter_chart, engine_label, is_present, predict_then_reveal
+from ui.chapters.charts_lanes import EngineRow, Note, lanes_figure
+from ui.chapters.chat import chat_windows
+from ui.chapters.common import Cursor, chapter_chart, engine_label, is_present, predict_then_reveal
 from ui.i18n import t
 from ui.page_common import lane_labels
 

@@ -10,8 +10,8 @@ import streamlit as st
 from chunkviz.analysis.sweep import SweepResult, best_budget_for_class, has_batch_class
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE
-from ui import charts_tradeoffs as charts
-from ui import text_tradeoffs as text
+from ui.tradeoffs import charts
+from ui.tradeoffs import text
 from ui.i18n import t
 from ui.page_common import base_scenario
 

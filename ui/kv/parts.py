@@ -17,11 +17,11 @@ from chunkviz.lessons.kv_view import (BLOCK_SIZES, KV_SCENARIOS, MAX_BLOCKS, MAX
                                       TEACHING_MAX_MODEL_LEN_TOKENS, event_steps, grid_cells, kv_scenario,
                                       memory_series, table_rows)
 from chunkviz.simulator.trace import Trace
-from ui import charts_kv as charts
-from ui.explain import explain_step
+from ui.kv import charts
+from ui.kv.explain import explain_step
 from ui.i18n import current_lang, labeler, t
 from ui.page_common import base_scenario, finite
-from ui.text_kv import table_records
+from ui.kv.text import table_records
 from ui.url_state import choice, choice_parser, number, publish, seed, stepped_choice
 
 # Jump buttons: (text key suffix, event kind whose next step they seek).

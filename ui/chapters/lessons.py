@@ -14,8 +14,8 @@ from chunkviz.lessons import batching, budgets, knobs, misconceptions, sharing, 
 from chunkviz.lessons.batching import mode_scenario
 from chunkviz.lessons.chapters import LECTURE
 from chunkviz.simulator.trace import Trace
-from ui.chapter_charts import budget_figure, utilisation_figure, work_per_step_figure
-from ui.chapter_common import ROLES, chapter_chart, engine_label
+from ui.chapters.charts import budget_figure, utilisation_figure, work_per_step_figure
+from ui.chapters.common import ROLES, chapter_chart, engine_label
 from ui.i18n import t
 
 

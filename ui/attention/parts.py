@@ -10,7 +10,8 @@ import streamlit as st
 
 from chunkviz.cost.prefill import prefill_cost
 from chunkviz.lessons.attention_math import causal_mask_by_chunk, run_attention_demo
-from ui import charts_attention as charts
+from ui.attention import charts
+from ui.fmt import si
 from ui.i18n import t
 
 HEAD_DIMS = (8, 16, 32, 64, 128)
@@ -38,10 +39,10 @@ def demo_cards(demo) -> None:
     m = st.columns(4)
     m[0].metric(t("am.diff"), f"{demo.max_abs_diff:.1e}", help=t("am.diff_help"))
     same = demo.total_attention_flops == demo.one_pass_attention_flops
-    m[1].metric(t("am.flops"), charts.si(demo.total_attention_flops),
+    m[1].metric(t("am.flops"), si(demo.total_attention_flops),
                 t("am.flops_equal" if same else "am.flops_differ"), delta_color="off", delta_arrow="off")
     extra = demo.total_kv_read_bytes / demo.one_pass_kv_read_bytes - 1
-    m[2].metric(t("am.kv_read"), charts.si(demo.total_kv_read_bytes, "B"), f"{extra:+.0%}", delta_color="inverse")
+    m[2].metric(t("am.kv_read"), si(demo.total_kv_read_bytes, "B"), f"{extra:+.0%}", delta_color="inverse")
     m[3].metric(t("am.num_chunks"), len(demo.chunks))
 
 

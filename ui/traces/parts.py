@@ -18,7 +18,7 @@ from chunkviz.request import Request
 from chunkviz.workloads.checks import LoadOptions
 from chunkviz.workloads.loaders import BUNDLED_SAMPLE_PATH, TRACE_FORMATS, TraceLoad
 from chunkviz.workloads.select import select
-from ui import charts_traces as charts
+from ui.traces import charts
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario, metric_cards
 from ui.plain import md_escape

@@ -93,13 +93,6 @@ def work_figure(demo: ChunkedAttentionDemo, cursor: int, labels: dict[str, str])
     return fig
 
 
-def si(value: float, unit: str = "") -> str:
-    """A number with an SI prefix (k, M, G, T) and two decimals, for metrics and captions."""
-    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= scale:
-            return f"{value / scale:.2f} {prefix}{unit}"
-    return f"{value:.0f} {unit}".strip()
-
 
 def real_model_rows(costs: tuple[PrefillCost, ...], labels: dict[str, str]) -> list[dict[str, object]]:
     """Rows of the real-model table, one per chunk size, in display units (TFLOP, GB, ms)."""

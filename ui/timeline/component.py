@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import streamlit as st
+from ui.component import register
 
-_DIR = Path(__file__).resolve().parent
 NAME = "chunkviz_timeline"
-
-_mount = st.components.v2.component(
-    NAME, html="", css=(_DIR / "timeline.css").read_text(encoding="utf-8"),
-    js=(_DIR / "timeline.js").read_text(encoding="utf-8"))
+_mount = register(NAME, Path(__file__).resolve().parent, "timeline")
 
 
 def mount(data: dict, key: str) -> None:
-    """Draw the timeline with `data` (ui/timeline_data.py builds it) under `key` (CSS class st-key-<key>)."""
+    """Draw the timeline with `data` (ui/timeline/data.py builds it) under `key` (CSS class st-key-<key>)."""
     _mount(data=data, key=key, height="content")

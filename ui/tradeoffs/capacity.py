@@ -14,7 +14,7 @@ from chunkviz.analysis.scenario import Scenario
 from chunkviz.errors import SimulationLimitError
 from ui.i18n import t
 from ui.palette import DECODE, MIXED, PREFILL
-from ui.tradeoffs_runs import capacity
+from ui.tradeoffs.runs import capacity
 
 BUDGETS_TOKENS = (256, 512, 2048, 8192)
 # Policies that never chunk run at the engine's default budget only: vLLM refuses a budget below max_model_len

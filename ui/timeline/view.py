@@ -16,7 +16,8 @@ from chunkviz.analysis.bookmarks import find_bookmarks
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.timeline import union_step_times
 from chunkviz.simulator.trace import Trace
-from ui import palette, timeline_data as td
+from ui import palette
+from ui.timeline import data as td
 from ui.i18n import current_lang, tr
 from ui.url_state import float_parser, int_parser
 
@@ -96,7 +97,7 @@ def render_comparison(runs: Sequence[tuple[str, Trace]], key: str = "timeline", 
 
     The element gets the CSS class st-key-<key>; the cursor starts where the page's link says (t_ms or step).
     """
-    from ui.components.timeline import mount
+    from ui.timeline.component import mount
 
     data = dict(build_payload(runs, current_lang(), present))
     data["t0_ms"] = start_cursor_ms([t for _, t in runs])

@@ -1,1 +1,0 @@
-"""Custom Streamlit components (components v2, inline HTML/JS/CSS read from files next to them; no build step)."""
