@@ -5,7 +5,9 @@ import streamlit as st
 from ui.attention import charts
 from ui.attention.parts import HEAD_DIMS, REAL_PROMPT_TOKENS, demo_cards, demo_of, real_costs
 from ui.attention.stage import render as render_stage
-from ui.i18n import t
+from ui.attention.export import caption, html_for
+from ui.i18n import current_lang, t
+from ui.offline_download import download_view
 from ui.page_common import base_scenario
 from ui.plain import md_escape
 from ui.url_state import number, stepped_choice
@@ -26,7 +28,9 @@ except ValueError as exc:
     st.stop()
 
 demo_cards(demo)
-render_stage(demo)  # steps chunk by chunk in the browser; the cursor is ?am_step
+mounted = render_stage(demo)  # steps chunk by chunk in the browser; the cursor is ?am_step
+download_view(lambda: html_for(mounted, current_lang(), caption(demo, current_lang())),
+              f"chunkviz-attention-{n}-tokens-{chunk}-chunk", "am_dl_view")
 
 st.subheader(t("am.real_title"))
 scenario = base_scenario()

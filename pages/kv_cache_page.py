@@ -3,11 +3,13 @@
 import streamlit as st
 
 from chunkviz.lessons.kv_view import rejections
-from ui.i18n import t
+from ui.i18n import current_lang, t
 from ui.kv import charts
+from ui.kv.export import html_for, offline_caption
 from ui.kv.parts import derived, kv_controls, kv_metric_cards
 from ui.kv.stage import render_stage
 from ui.kv.text import chart_labels, rejection_markdown
+from ui.offline_download import download_view
 from ui.runs import trace_or_error
 
 st.title(t("kv.title"))
@@ -24,7 +26,9 @@ if not trace.steps:
 
 # Right under the controls, so a projector shows the grid and its caption together: the steps are stepped,
 # scrubbed and played in the browser, with no rerun per step (ui/kv/stage.js).
-render_stage(trace, scenario.cache.eviction)
+mounted = render_stage(trace, scenario.cache.eviction)
+caption = offline_caption(scenario, current_lang())
+download_view(lambda: html_for(mounted, current_lang(), caption), f"chunkviz-kv-{scenario.workload_preset}", "kv_dl_view")
 
 series, m, m_other = derived(scenario, other, trace, other_trace)
 st.subheader(t("kv.run_title"))

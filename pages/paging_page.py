@@ -5,7 +5,9 @@ import streamlit as st
 
 from chunkviz.lessons.paging_bridge import KV_BLOCK_TOKENS, KV_WORKLOADS
 from ui.paging import charts
-from ui.i18n import labeler, t
+from ui.i18n import current_lang, labeler, t
+from ui.offline_download import download_view
+from ui.paging.export import caption, html_for
 from ui.paging.parts import compare, kv_curves, load_belady, reference_input, rule_controls
 from ui.paging.stage import render as render_stage
 from ui.paging.text import anomaly_markdown, chart_labels
@@ -15,7 +17,9 @@ st.title(t("pr.title"))
 st.markdown(t("pr.lesson"))
 refs = reference_input()
 alg, frames, bit, tie = rule_controls()
-render_stage(refs, frames, alg, bit, tie, load_belady)  # steps in the browser; the cursor is ?pr_step
+mounted = render_stage(refs, frames, alg, bit, tie, load_belady)  # steps in the browser; the cursor is ?pr_step
+download_view(lambda: html_for(mounted, current_lang(), caption(refs, frames, alg, current_lang())),
+              f"chunkviz-replacement-{alg}-{frames}-frames", "pr_dl_view")
 labels = chart_labels()
 
 st.subheader(t("pr.compare_head"))

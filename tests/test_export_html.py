@@ -68,7 +68,7 @@ def hostile_component(tmp_path: Path) -> Component:
     (tmp_path / "probe.js").write_text('const s = "</script><!-- <script>";\nexport default function (c) {}\n',
                                        encoding="utf-8")
     (tmp_path / "probe.css").write_text('.x::after { content: "</style></script>"; }\n', encoding="utf-8")
-    return Component(tmp_path, "probe", "probe_key")
+    return Component(((tmp_path, "probe"),), "chunkviz_probe", "probe_key")
 
 
 def test_the_page_carries_the_component_and_data_intact(hostile_component):
@@ -104,7 +104,7 @@ def test_the_timeline_file_holds_the_payload_the_page_mounts(default_runs):
     from ui.timeline.export import build_payload, default_cursor_ms
 
     for lang in ("en", "zh"):
-        text = view_html("timeline", default_runs, lang, policy_names=True)
+        text = view_html("timeline", lang, runs=default_runs, policy_names=True)
         labelled = [(tr(f"policy.{p}", lang), t) for p, t in default_runs]
         mounted = {**build_payload(labelled, lang, False), "t0_ms": default_cursor_ms([t for _, t in default_runs])}
         assert json_script(parse(text), "cv-data") == json.loads(json.dumps(mounted))
@@ -115,7 +115,7 @@ def test_the_timeline_file_holds_the_payload_the_page_mounts(default_runs):
 
 def test_an_unknown_view_is_refused(default_runs):
     with pytest.raises(ValueError, match="--view must be one of"):
-        view_html("nope", default_runs, "en")
+        view_html("nope", "en", runs=default_runs)
 
 
 def test_the_offline_writer_and_exports_load_no_streamlit():
@@ -130,7 +130,7 @@ def test_cli_writes_the_app_default_lesson(tmp_path, capsys, default_runs):
     out = tmp_path / "lesson.html"
     assert main(["export-html", "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    assert text == view_html("timeline", default_runs, "en", policy_names=True)  # no flags: what `/` opens on
+    assert text == view_html("timeline", "en", runs=default_runs, policy_names=True)  # no flags: what `/` opens on
     assert f"({len(text.encode()):,} bytes)" in capsys.readouterr().out
 
 

@@ -17,22 +17,28 @@ import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from ui.component import read_asset
 
 # view → the wing module whose `offline_html(runs, lang, **options)` writes that view's file. A view whose stage
 # is not built yet is not listed (the CLI's --view offers exactly these).
-EXPORTS: dict[str, str] = {"timeline": "ui.timeline.export"}
+EXPORTS: dict[str, str] = {"timeline": "ui.timeline.export", "kv": "ui.kv.export", "paging": "ui.paging.export",
+                           "attention": "ui.attention.export"}
 
 
 @dataclass(frozen=True, slots=True)
 class Component:
-    """Where a wing keeps one component's files (`<folder>/<stem>.js`, `.css`) and the key it is mounted under."""
+    """Where a component's files are (`<folder>/<stem>.js`, `.css` per part, joined in order: a stage is the shared
+    player then the wing's stage, as ui/stage_component.py registers it), its name and the key it is mounted under.
+    `offline_css` is added after the component's CSS (e.g. to hide a control that needs the server)."""
 
-    folder: Path
-    stem: str
+    parts: tuple[tuple[Path, str], ...]
+    name: str
     key: str
+    offline_css: str = ""
+
+    def asset(self, suffix: str) -> str:
+        return "\n".join(read_asset(folder, stem, suffix) for folder, stem in self.parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +97,8 @@ try {
 def page_html(component: Component, data: dict, lang: str, title: str, caption: str = "",
               start: StartParam | None = None) -> str:
     """One self-contained page that mounts `component` with `data` (exactly what the app mounts)."""
-    assets = {"name": f"chunkviz_{component.stem}", "key": component.key,
-              "js": read_asset(component.folder, component.stem, ".js"),
-              "css": read_asset(component.folder, component.stem, ".css"),
+    css = component.asset(".css") + ("\n" + component.offline_css if component.offline_css else "")
+    assets = {"name": component.name, "key": component.key, "js": component.asset(".js"), "css": css,
               "start": None if start is None else {"param": start.param, "field": start.field}}
     lang_attr = "zh-CN" if lang == "zh" else "en"
     return "\n".join([
@@ -107,8 +112,9 @@ def page_html(component: Component, data: dict, lang: str, title: str, caption: 
         f'<script type="module">{_SHIM}</script>', "</body>", "</html>", ""])
 
 
-def view_html(view: str, runs: Sequence[tuple[str, object]], lang: str, **options: object) -> str:
-    """The offline file of `view` (a key of EXPORTS) for `runs` ((name, trace) pairs) in `lang`."""
+def view_html(view: str, lang: str, **inputs: object) -> str:
+    """The offline file of `view` (a key of EXPORTS) in `lang`; `inputs` are that wing's `offline_html` arguments
+    (the timeline's runs, the KV stage's trace, the paging stage's reference string, the attention demo's sizes)."""
     if view not in EXPORTS:
         raise ValueError(f"--view must be one of {', '.join(EXPORTS)}, got {view!r}")
-    return importlib.import_module(EXPORTS[view]).offline_html(runs, lang, **options)
+    return importlib.import_module(EXPORTS[view]).offline_html(lang, **inputs)

@@ -11,13 +11,16 @@ import hashlib
 import json
 from pathlib import Path
 
-import streamlit as st
-
 from ui.component import Mount, read_asset
 
 _UI = Path(__file__).resolve().parent
 SPEEDS_STEPS_PER_S = (1, 2, 5, 20, 60)
 DEFAULT_SPEED = 1  # index into SPEEDS_STEPS_PER_S: 2 steps/s, slow enough to read each reason aloud
+
+
+def parts(wing: Path) -> tuple[tuple[Path, str], ...]:
+    """The (folder, stem) of each file a stage's JS and CSS are joined from, in order (for ui/offline.py)."""
+    return ((_UI, "stage_player"), (wing, "stage"))
 
 
 def assets(wing: Path, suffix: str) -> str:
@@ -28,6 +31,8 @@ def assets(wing: Path, suffix: str) -> str:
 def register(name: str, wing: Path) -> Mount:
     """The mount callable of stage `name` whose stage.js/stage.css live in the folder `wing` (ui/component.py's
     register, with the shared player in front)."""
+    import streamlit as st  # here, not at the top: the offline export (ui/offline.py) uses this module without it
+
     return st.components.v2.component(name, html="", css=assets(wing, ".css"), js=assets(wing, ".js"))
 
 
@@ -39,6 +44,8 @@ def with_version(data: dict) -> dict:
 
 def start_cursor(param: str, num_positions: int, default: int = 0) -> int:
     """The cursor a link asks for (?param=N), clamped to the positions; a bad value is reported and ignored."""
+    import streamlit as st
+
     from ui.url_state import int_parser, report_error
 
     raw = st.query_params.get(param)

@@ -87,5 +87,5 @@ def download_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor) -> None:
     """"Download this view": the chapter's engines in the timeline component, opening at the chapter's cursor."""
     runs = [(engine_label(p), tr) for p, tr in traces.items()]
     lang = current_lang()
-    download_view(lambda: view_html("timeline", runs, lang, t0_ms=cur.time_s * 1e3),
+    download_view(lambda: view_html("timeline", lang, runs=runs, t0_ms=cur.time_s * 1e3),
                   f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")

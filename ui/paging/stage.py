@@ -13,17 +13,11 @@ from pathlib import Path
 import streamlit as st
 
 from chunkviz.lessons.paging_stage import stage_data
-from ui import palette, stage_component
-from ui.i18n import current_lang, tr
-from ui.paging.text_stage import TEXTS
+from ui import stage_component
+from ui.i18n import current_lang
+from ui.paging.export import KEY, URL_PARAM, payload_of
 
-KEY = "paging_stage"
-URL_PARAM = "pr_step"
 _mount = stage_component.register("chunkviz_paging_stage", Path(__file__).resolve().parent)
-# Cell colours: the paging charts' meanings (ui/charts_paging.py KIND_COLORS), all from the one palette.
-COLOURS = {"resident": palette.FREE, "loaded": palette.PREFILL, "hit_page": palette.MIXED, "hit": palette.MIXED,
-           "miss": palette.STALL, "victim": palette.PREEMPTED, "cursor": palette.CURSOR,
-           "hit_text": palette.MIXED, "fault_text": palette.STALL}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -33,15 +27,13 @@ def _core(refs: tuple[int, ...], frames: int, alg: str, bit: bool, tie: str) -> 
 
 def payload(refs: tuple[int, ...], frames: int, alg: str, bit: bool, tie: str, lang: str) -> dict:
     """Everything the stage draws for this setting, in `lang` (without the start cursor)."""
-    text = {key.removeprefix("ps."): tr(key, lang) for key in TEXTS}
-    data = {**_core(refs, frames, alg, bit, tie), "text": text, "colours": COLOURS, "url_param": URL_PARAM,
-            "speeds": list(stage_component.SPEEDS_STEPS_PER_S), "default_speed": stage_component.DEFAULT_SPEED}
-    return stage_component.with_version(data)
+    return payload_of(_core(refs, frames, alg, bit, tie), lang)
 
 
-def render(refs: tuple[int, ...], frames: int, alg: str, bit: bool, tie: str, on_load_preset) -> None:
+def render(refs: tuple[int, ...], frames: int, alg: str, bit: bool, tie: str, on_load_preset) -> dict:
     """Mount the stage; `on_load_preset` runs (before the next script run) when its Belady button asks for the
-    preset string."""
+    preset string. Returns the data mounted (the page's "Download this view" writes exactly that)."""
     data = dict(payload(refs, frames, alg, bit, tie, current_lang()))
     data["start"] = stage_component.start_cursor(URL_PARAM, len(refs) + 1)
     _mount(data=data, key=KEY, height="content", on_load_preset_change=on_load_preset)
+    return data

@@ -20,7 +20,7 @@ from ui.i18n import tr
 from ui.offline import Component, StartParam, page_html
 from ui.timeline import data as td
 
-COMPONENT = Component(Path(__file__).resolve().parent, "timeline", "timeline")
+COMPONENT = Component(((Path(__file__).resolve().parent, "timeline"),), "chunkviz_timeline", "timeline")
 START = StartParam(td.URL_PARAM, "t0_ms")
 _JS_TEXTS = ("first", "prev", "next", "last", "play", "pause", "follow", "follow_help", "time", "time_ms",
              "cursor", "no_step", "step_of", "step_idle", "steps", "tip_step", "tip_seg", "tip_tokens",
@@ -87,7 +87,7 @@ def html_for(data: dict, lang: str) -> str:
     return page_html(COMPONENT, data, lang, tr("tl.title", lang), labels, START)
 
 
-def offline_html(runs: Sequence[tuple[str, Trace]], lang: str, t0_ms: float | None = None,
+def offline_html(lang: str, runs: Sequence[tuple[str, Trace]], t0_ms: float | None = None,
                  present: bool = False, policy_names: bool = False) -> str:
     """The offline file for `runs` ((label, trace); with policy_names, the labels are policy names to translate)."""
     if policy_names:
