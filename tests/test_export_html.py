@@ -78,8 +78,9 @@ def test_the_page_carries_the_component_and_data_intact(hostile_component):
     assert len(page.scripts) == 3  # assets, data, the mounting module: nothing broke out of them
     assert json_script(page, "cv-data") == data
     assets = json_script(page, "cv-assets")
-    assert assets["js"] == (hostile_component.folder / "probe.js").read_text(encoding="utf-8")
-    assert assets["css"] == (hostile_component.folder / "probe.css").read_text(encoding="utf-8")
+    folder = hostile_component.parts[0][0]
+    assert assets["js"] == (folder / "probe.js").read_text(encoding="utf-8")
+    assert assets["css"] == (folder / "probe.css").read_text(encoding="utf-8")
     assert assets["key"] == "probe_key" and assets["start"] == {"param": "step", "field": "step0"}
     assert '<html lang="zh-CN">' in text and "<title>A &lt;b&gt;title&lt;/b&gt;</title>" in text
     assert 'class="st-key-probe_key"' in text
@@ -142,8 +143,58 @@ def test_cli_one_engine_in_chinese(tmp_path):
     assert [e["tag"] for e in data["engines"]] == ["A"] and '<html lang="zh-CN">' in out.read_text(encoding="utf-8")
 
 
+def test_a_stage_file_joins_the_player_and_the_stage_and_hides_server_only_controls():
+    """The paging stage is ui/stage_player.js then ui/paging/stage.js (as it is registered), plus the offline CSS."""
+    from ui import stage_component
+    from ui.paging.export import COMPONENT
+
+    wing = ROOT / "ui" / "paging"
+    assets = json_script(parse(view_html("paging", "en", refs=(1, 2, 3, 1), frames=2, alg="lru")), "cv-assets")
+    assert assets["js"] == stage_component.assets(wing, ".js")
+    assert assets["css"] == stage_component.assets(wing, ".css") + "\n" + COMPONENT.offline_css
+    assert ".belady-load" in COMPONENT.offline_css and "belady-load" in assets["js"]  # the class the stage sets
+
+
+def test_cli_kv_default_is_the_kv_page_default(tmp_path):
+    """No flags: /kv's teaching scenario as the page opens (ui/kv/parts.py kv_controls' defaults)."""
+    from chunkviz.config import CacheConfig
+    from chunkviz.lessons.kv_view import kv_scenario
+
+    out = tmp_path / "kv.html"
+    assert main(["export-html", "--view", "kv", "--out", str(out)]) == 0
+    cache = CacheConfig(block_size=16, num_gpu_blocks=128, enable_prefix_caching=True, eviction="lru",
+                        allocation="incremental")
+    scenario = kv_scenario(DEFAULT_SCENARIO, "shared-system-prompt", 16, cache)
+    assert out.read_text(encoding="utf-8") == view_html("kv", "en", scenario=scenario, trace=run_scenario(scenario))
+    off = tmp_path / "kv-off.html"
+    assert main(["export-html", "--view", "kv", "--out", str(off), "--no-prefix-caching"]) == 0
+    assert json_script(parse(off.read_text(encoding="utf-8")), "cv-data") != \
+        json_script(parse(out.read_text(encoding="utf-8")), "cv-data")
+
+
+def test_cli_paging_and_attention_views(tmp_path):
+    paging, attention = tmp_path / "p.html", tmp_path / "a.html"
+    assert main(["export-html", "--view", "paging", "--refs", "1 2 3 4 1 2 5 1 2 3 4 5", "--frames", "3",
+                 "--out", str(paging), "--lang", "zh"]) == 0
+    data = json_script(parse(paging.read_text(encoding="utf-8")), "cv-data")
+    assert data["refs"] == [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5] and data["num_frames"] == 3 and data["anomaly"]
+    assert main(["export-html", "--view", "attention", "--attention-tokens", "32", "--attention-chunk", "8",
+                 "--head-dim", "16", "--out", str(attention)]) == 0
+    text = attention.read_text(encoding="utf-8")
+    assert json_script(parse(text), "cv-assets")["key"] == "attention_stage"
+    assert_self_contained(text)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--view", "nope"], "argument --view: invalid choice"),
+    (["--view", "kv", "--workload", "synthetic"], "--workload must be one of"),
+    (["--view", "kv", "--num-requests", "100"], "--num-requests must be an integer from 12 to 24"),
+    (["--view", "kv", "--num-gpu-blocks", "4"], "--num-gpu-blocks must be an integer from 48 to 512"),
+    (["--view", "paging", "--refs", "1,x"], "--refs: page #2"),
+    (["--view", "paging", "--frames", "0"], "--frames must be an integer from 1 to 64"),
+    (["--view", "attention", "--attention-chunk", "100"], "--attention-chunk must be an integer from 1 to 64"),
+    (["--view", "attention", "--attention-tokens", "4"], "--attention-tokens must be an integer from 8 to 512"),
+    (["--view", "attention", "--head-dim", "7"], "argument --head-dim: invalid choice"),
     (["--lang", "fr"], "argument --lang: invalid choice"),
     (["--qps", "-3"], "qps must be in"),
     (["--num-requests", "many"], "argument --num-requests: invalid int value"),

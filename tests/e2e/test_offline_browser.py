@@ -101,3 +101,31 @@ def test_the_download_button_gives_the_view_the_page_shows(browser, server_url, 
         assert _inked_pixels(offline) > 10_000 and blocked == [] and errors == []
     finally:
         context.close()
+
+
+STAGES = {"kv": (".st-key-kv_stage .kvs", "kv_step"), "paging": (".st-key-paging_stage .cv.stage", "pr_step"),
+          "attention": (".st-key-attention_stage .cv.stage", "am_step")}
+
+
+@pytest.mark.parametrize("view", sorted(STAGES))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_stage_file_draws_and_steps_with_no_network(browser, tmp_path, view, lang):
+    selector, param = STAGES[view]
+    out = tmp_path / f"{view}-{lang}.html"
+    assert main(["export-html", "--view", view, "--out", str(out), "--lang", lang]) == 0
+    context, page, blocked, errors = _offline_page(browser)
+    try:
+        page.goto(out.as_uri())
+        box = page.locator(selector)
+        box.wait_for(timeout=20000)
+        size = box.bounding_box()
+        assert size["width"] > 800 and size["height"] > 300, size  # drawn, not an empty shell
+        assert box.get_attribute("data-cursor") == "0"
+        page.keyboard.press("ArrowRight")
+        assert box.get_attribute("data-cursor") == "1" and int(box.get_attribute("data-draws")) >= 2
+        page.wait_for_function(f"() => location.search.includes('{param}=1')", timeout=5000)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"offline-{view}-{lang}.png"))
+        assert blocked == [] and errors == []
+    finally:
+        context.close()

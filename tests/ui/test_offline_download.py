@@ -1,4 +1,4 @@
-"""Every stepped lesson page offers "Download this view" (the offline HTML file), labelled in the page's language."""
+"""Every stepped lesson page (/, /kv, /replacement, /attention, the chapters) offers "Download this view" (the offline HTML file), labelled in the page's language."""
 
 from __future__ import annotations
 
@@ -20,6 +20,13 @@ def test_the_timeline_page_offers_its_view(lang):
     proto = _download(open_app(lang=lang), "dl_view")
     assert proto.label == tr("dl.view", lang) and proto.help == tr("dl.view_help", lang)
     assert proto.deferred_file_id  # built on click only, so stepping never pays for the file
+
+
+@pytest.mark.parametrize("page, key, lang", [("pages/kv_cache_page.py", "kv_dl_view", "en"),
+                                            ("pages/paging_page.py", "pr_dl_view", "zh"),
+                                            ("pages/attention_page.py", "am_dl_view", "en")])
+def test_every_stage_page_offers_its_view(page, key, lang):
+    assert _download(open_app(page, lang=lang), key).label == tr("dl.view", lang)
 
 
 @pytest.mark.parametrize("number", range(1, 9))
