@@ -28,7 +28,8 @@ if not trace.steps:
 # scrubbed and played in the browser, with no rerun per step (ui/kv/stage.js).
 mounted = render_stage(trace, scenario.cache.eviction)
 caption = offline_caption(scenario, current_lang())
-download_view(lambda: html_for(mounted, current_lang(), caption), f"chunkviz-kv-{scenario.workload_preset}", "kv_dl_view")
+download_view(lambda: html_for(mounted, current_lang(), caption), f"chunkviz-kv-{scenario.workload_preset}",
+              "kv_dl_view")
 
 series, m, m_other = derived(scenario, other, trace, other_trace)
 st.subheader(t("kv.run_title"))

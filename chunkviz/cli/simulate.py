@@ -139,8 +139,13 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
-                    record_detail=getattr(args, "trace_out", None) is not None or getattr(args, "record_detail", False), explicit_requests=load_trace_requests(args),
+                    record_detail=_record_detail(args), explicit_requests=load_trace_requests(args),
                     cost_profile=profile, fast_forward=getattr(args, "fast_forward", True))
+
+
+def _record_detail(args: argparse.Namespace) -> bool:
+    """Per-step detail when a trace file is asked for (simulate --trace-out) or the caller needs it (export-html)."""
+    return getattr(args, "trace_out", None) is not None or getattr(args, "record_detail", False)
 
 
 def _time_window(text: str | None) -> tuple[float, float] | None:

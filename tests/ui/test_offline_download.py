@@ -1,4 +1,5 @@
-"""Every stepped lesson page (/, /kv, /replacement, /attention, the chapters) offers "Download this view" (the offline HTML file), labelled in the page's language."""
+"""Every stepped lesson page (/, /kv, /replacement, /attention, the chapters) offers "Download this view" (the
+offline HTML file), labelled in the page's language."""
 
 from __future__ import annotations
 
