@@ -163,6 +163,7 @@ class KvStage {
     this.playing = true; this.acc = 0; this.last = performance.now();
     this.simMs = this.cursor > 0 ? this.d.end_ms[this.cursor] : 0;
     this.playBtn.textContent = this.t("pause"); this.playBtn.classList.add("on"); this.box.dataset.playing = "1";
+    this.caption.setAttribute("aria-live", "off");  // a screen reader reads the caption where play stops
     const tick = (now) => {
       if (!this.playing) return;
       const before = this.cursor;
@@ -191,6 +192,7 @@ class KvStage {
     if (!this.playing) return;
     this.playing = false; cancelAnimationFrame(this.raf);
     this.playBtn.textContent = this.t("play"); this.playBtn.classList.remove("on"); this.box.dataset.playing = "0";
+    this.caption.setAttribute("aria-live", "polite");
     this.saveUrlSoon();
   }
 
