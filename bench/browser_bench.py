@@ -1,5 +1,5 @@
-"""Browser benchmark: from real Chromium, arrow key → last redraw on /, /kv and /replacement, and timeline and KV stage
-playback (steps shown per second at 20 and 60 steps/s, frames per second, dropped steps).
+"""Browser benchmark: from real Chromium, arrow key → last redraw on /, /kv and /replacement, and timeline and KV
+stage playback (steps shown per second at 20 and 60 steps/s, frames per second, dropped steps).
 
 Run: .venv/bin/python bench/browser_bench.py [--root DIR] [--repeats N]
 `--root /path/to/other/checkout` measures another revision's app (e.g. before the timeline component) with the
@@ -110,7 +110,8 @@ def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
     for index, rate in ((2, 20), (3, 60)):  # ui/kv/stage.py SPEEDS
         page.locator(f"{KV_STAGE} button[aria-label]").first.click()  # Home: step 0
         page.locator(f"{KV_STAGE} select.speed").select_option(str(index))
-        read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0) for k in ("steps-shown", "draws", "dropped")}  # noqa: E731
+        read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0)  # noqa: E731
+                        for k in ("steps-shown", "draws", "dropped", "draw-ms")}
         before = read()
         page.locator(f"{KV_STAGE} button.play").click()
         page.wait_for_timeout(seconds * 1000)
@@ -119,7 +120,9 @@ def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
             page.locator(f"{KV_STAGE} button.play").click()
         shown = after["steps-shown"] - before["steps-shown"]
         print(f"KV stage playback at {rate} steps/s   steps shown {shown / seconds:.1f}/s, "
-              f"{(after['draws'] - before['draws']) / seconds:.1f} frames/s, dropped steps {after['dropped'] - before['dropped']:.0f}")
+              f"{(after['draws'] - before['draws']) / seconds:.1f} frames/s, dropped steps "
+              f"{after['dropped'] - before['dropped']:.0f}, mean draw "
+              f"{(after['draw-ms'] - before['draw-ms']) / max(after['draws'] - before['draws'], 1):.1f} ms")
 
 
 def summary(values: list[float]) -> str:

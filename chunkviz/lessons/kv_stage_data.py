@@ -89,9 +89,11 @@ def stage_columns(trace: Trace) -> dict:
     steps = trace.steps
     return {"num_blocks": trace.num_gpu_blocks, "block_size": trace.block_size,
             "step": [r.step for r in steps], "end_ms": [round((r.start_s + r.duration_s) * 1e3, 4) for r in steps],
-            "used": [r.num_used_blocks for r in steps], "dur_ms": [round(r.duration_s * 1e3, 3) for r in steps],
+            "used": [r.num_used_blocks for r in steps],
+            "dur_ms": [round(r.duration_s * 1e3, 3) for r in steps],
             "dec": [sum(c.num_tokens for c in r.chunks if c.phase == "decode") for r in steps],
-            "pre": [sum(c.num_tokens for c in r.chunks if c.phase == "prefill") for r in steps], "blocks": block_deltas(trace), "tables": table_deltas(trace),
+            "pre": [sum(c.num_tokens for c in r.chunks if c.phase == "prefill") for r in steps],
+            "blocks": block_deltas(trace), "tables": table_deltas(trace),
             "free_head": free_head_deltas(trace), "changes": [_change_codes(c) for c in changes],
             "captions": [_caption_rows(c) for c in changes],
             "jumps": {kind: list(steps_with(changes, kind)) for kind in JUMP_KINDS}}

@@ -58,7 +58,7 @@ class KvStage {
     this.cursor = Math.min(Math.max(start | 0, 0), this.n - 1);
     this.speed = saved.speed ?? data.default_speed;
     this.playing = false; this.acc = 0; this.simMs = 0; this.hover = null;
-    this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastShown = -2;
+    this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastShown = -2; this.drawMs = 0;
     this.build();
     this.draw();
   }
@@ -163,6 +163,7 @@ class KvStage {
     this.playing = true; this.acc = 0; this.last = performance.now();
     this.simMs = this.cursor > 0 ? this.d.end_ms[this.cursor] : 0;
     this.playBtn.textContent = this.t("pause"); this.playBtn.classList.add("on"); this.box.dataset.playing = "1";
+    this.caption.setAttribute("aria-live", "off");  // a screen reader reads the caption where play stops
     const tick = (now) => {
       if (!this.playing) return;
       const before = this.cursor;
@@ -191,6 +192,7 @@ class KvStage {
     if (!this.playing) return;
     this.playing = false; cancelAnimationFrame(this.raf);
     this.playBtn.textContent = this.t("play"); this.playBtn.classList.remove("on"); this.box.dataset.playing = "0";
+    this.caption.setAttribute("aria-live", "polite");
     this.saveUrlSoon();
   }
 
@@ -199,7 +201,7 @@ class KvStage {
   at(i, b, f) { return this.states[(i * this.B + b) * F + f]; }
 
   draw() {
-    const i = this.cursor, d = this.d;
+    const i = this.cursor, d = this.d, t0 = performance.now();
     this.readout.textContent = fill(this.t("step_of"), { n: d.step[i], last: d.step[this.n - 1] });
     this.work.textContent = fill(this.t("at_ms"), { dur: d.dur_ms[i].toFixed(1), dec: d.dec[i], pre: d.pre[i], ms: d.end_ms[i].toFixed(1) });
     this.scrub.value = i;
@@ -214,6 +216,7 @@ class KvStage {
     this.drawTables(i);
     this.drawSpark(i);
     this.drawHover();
+    this.drawMs += performance.now() - t0;  // the drawing's own cost, for bench/browser_bench.py
     this.afterDraw(i);
   }
 
@@ -374,7 +377,7 @@ class KvStage {
     }
     const ds = this.box.dataset;
     ds.cursor = i; ds.step = this.d.step[i]; ds.draws = this.draws; ds.stepsShown = this.stepsShown; ds.dropped = this.dropped;
-    ds.playing = this.playing ? "1" : "0";
+    ds.playing = this.playing ? "1" : "0"; ds.drawMs = this.drawMs.toFixed(2);
   }
 
   onKey(ev) {
