@@ -14,16 +14,15 @@ import streamlit as st
 
 from chunkviz.lessons.paging_stage import stage_data
 from ui import palette, stage_component
+from ui.paging.charts import KIND_COLORS
 from ui.i18n import current_lang, tr
 from ui.paging.text_stage import TEXTS
 
 KEY = "paging_stage"
 URL_PARAM = "pr_step"
 _mount = stage_component.register("chunkviz_paging_stage", Path(__file__).resolve().parent)
-# Cell colours: the paging charts' meanings (ui/charts_paging.py KIND_COLORS), all from the one palette.
-COLOURS = {"resident": palette.FREE, "loaded": palette.PREFILL, "hit_page": palette.MIXED, "hit": palette.MIXED,
-           "miss": palette.STALL, "victim": palette.PREEMPTED, "cursor": palette.CURSOR,
-           "hit_text": palette.MIXED, "fault_text": palette.STALL}
+# Cell colours: the paging charts' meanings (charts.KIND_COLORS), all from the one palette.
+COLOURS = {**KIND_COLORS, "cursor": palette.CURSOR, "hit_text": palette.MIXED, "fault_text": palette.STALL}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
