@@ -22,7 +22,7 @@ if chunk > n:
     st.warning(t("am.chunk_too_big", chunk=chunk, n=n))
     chunk = n
 try:
-    demo, mask = demo_of(n, d, chunk)
+    demo = demo_of(n, d, chunk)
 except ValueError as exc:
     st.error(t("am.error", error=md_escape(exc)))
     st.stop()

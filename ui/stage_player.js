@@ -124,6 +124,10 @@ class StagePlayer {
   draw() {
     const text = this.o.draw(this.cursor);
     this.draws++;
+    // Never shrink: a step with a shorter text must not pull the page up (the buttons would move under the
+    // pointer, and Streamlit would re-lay out the page on every step).
+    const h = this.box.offsetHeight;
+    if (h > (this.minHeight || 0)) { this.minHeight = h; this.box.style.minHeight = h + "px"; }
     if (this.cursor !== this.lastShown) {
       if (this.playing && this.lastShown !== null && this.cursor > this.lastShown + 1) this.dropped += this.cursor - this.lastShown - 1;
       this.stepsShown++; this.lastShown = this.cursor;

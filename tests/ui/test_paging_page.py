@@ -115,7 +115,7 @@ def test_conventions_change_the_result():
 def test_chinese_render():
     at = open_app(PAGE, lang="zh", pr_step="4")
     assert at.title[0].value == "页面置换：哪一盒料该送回储藏间？"
-    assert all(f"pr.reason.{code}" in all_keys() for code in REASON_TEMPLATES)
+    assert all(f"ps.r_{code}" in all_keys() for code in REASON_TEMPLATES)  # every rule's reason, translated
     at.selectbox(key="pr_kv_workload_zh").set_value("multi-turn").run()  # url_state.widget_key
     assert "每一轮都会重复此前的整段对话" in texts(at) and not at.exception
 

@@ -3,7 +3,7 @@
 // different colours; the KV cache growing under the key axis; FLOPs and KV bytes read so far against one pass.
 // Positions: 0 = nothing computed, k = chunk k done, K+1 = the whole prefill equals one causal pass.
 
-function si(v, unit) {  // as ui/charts_attention.py si(): two decimals with k, M, G, T
+function si(v, unit) {  // as ui/fmt.py si(): two decimals with k, M, G, T
   for (const [scale, prefix] of [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]]) {
     if (Math.abs(v) >= scale) return `${(v / scale).toFixed(2)} ${prefix}${unit || ""}`;
   }
@@ -97,7 +97,7 @@ class AttentionStage {
     }
     ctx.fillStyle = col.text; ctx.font = `${font}px sans-serif`;
     const every = Math.max(1, Math.ceil(44 / Math.max(d.chunk * s, 1)));
-    const ticks = ch.start.filter((_, k) => k % every === 0).concat([n]);
+    const ticks = ch.start.filter((v, k) => k % every === 0 && (n - v) * s >= 40).concat([n]);  // labels ≥ 40 px apart
     ctx.textAlign = "right";
     ticks.forEach((v) => ctx.fillText(String(v), left - 6, Math.min(Y(v) + 6, top + size + 6)));
     ctx.textAlign = "center";
@@ -105,12 +105,17 @@ class AttentionStage {
     ctx.textAlign = "left"; ctx.font = `600 ${font}px sans-serif`;
     ctx.fillText(this.T.axis_key, left, 16);
     ctx.save(); ctx.translate(16, top + size); ctx.rotate(-Math.PI / 2); ctx.fillText(this.T.axis_query, 0, 0); ctx.restore();
-    // The KV cache under the key axis: cached before this chunk, written by it, still empty.
-    const ky = top + size + 12, kh = 18, kvEnd = c === 0 ? 0 : c > K ? n : ch.end[c - 1], kvStart = c === 0 || c > K ? kvEnd : ch.start[c - 1];
+    this.drawKv(ctx, c, X, left, top + size + 12, size, s, col.text, font);
+  }
+
+  // The KV cache under the key axis: cached before this chunk, written by it, still empty.
+  drawKv(ctx, c, X, left, ky, size, s, textColour, font) {
+    const d = this.d, C = d.colours, K = d.num_chunks, n = d.n, ch = d.chunks, kh = 18;
+    const kvEnd = c === 0 ? 0 : c > K ? n : ch.end[c - 1], kvStart = c === 0 || c > K ? kvEnd : ch.start[c - 1];
     ctx.fillStyle = C.cached; ctx.fillRect(X(0), ky, kvStart * s, kh);
     ctx.fillStyle = C.fresh; ctx.fillRect(X(kvStart), ky, (kvEnd - kvStart) * s, kh);
-    ctx.strokeStyle = "rgba(128,128,128,.9)"; ctx.strokeRect(X(0), ky, size, kh);
-    ctx.fillStyle = col.text; ctx.font = `${font}px sans-serif`; ctx.textAlign = "left";
+    ctx.strokeStyle = "rgba(128,128,128,.9)"; ctx.lineWidth = 1; ctx.strokeRect(X(0), ky, size, kh);
+    ctx.fillStyle = textColour; ctx.font = `${font}px sans-serif`; ctx.textAlign = "left";
     ctx.fillText(fill(this.T.kv_strip, { t: kvEnd, n }), left, ky + kh + font + 4);
   }
 

@@ -15,14 +15,13 @@ from chunkviz.lessons.paging_stage import stage_data
 from ui import palette, stage_component
 from ui.i18n import tr
 from ui.offline import Component, StartParam, page_html
+from ui.paging.charts import KIND_COLORS
 from ui.paging.text_stage import TEXTS
 
 KEY = "paging_stage"
 URL_PARAM = "pr_step"
-# Cell colours: the paging charts' meanings (ui/paging/charts.py KIND_COLORS), all from the one palette.
-COLOURS = {"resident": palette.FREE, "loaded": palette.PREFILL, "hit_page": palette.MIXED, "hit": palette.MIXED,
-           "miss": palette.STALL, "victim": palette.PREEMPTED, "cursor": palette.CURSOR,
-           "hit_text": palette.MIXED, "fault_text": palette.STALL}
+# Cell colours: the paging charts' meanings (charts.KIND_COLORS), all from the one palette.
+COLOURS = {**KIND_COLORS, "cursor": palette.CURSOR, "hit_text": palette.MIXED, "fault_text": palette.STALL}
 _WING = Path(__file__).resolve().parent
 COMPONENT = Component(stage_component.parts(_WING), "chunkviz_paging_stage", KEY,
                       offline_css=".marks .belady-load { display: none; }")
