@@ -85,7 +85,9 @@ def test_the_download_button_gives_the_view_the_page_shows(browser, server_url, 
     try:
         page.goto(f"{server_url}/?t_ms=2000")
         wait_for_app(page, timeout_ms=90000)
+        page.locator(f"{BOX} canvas").wait_for(timeout=60000)  # the element mounts after the script is idle
         shown = page.locator(f"{BOX} .cards .name").all_inner_texts()
+        assert len(shown) == 2
         with page.expect_download(timeout=60000) as download:
             page.get_by_role("button", name=tr("dl.view", "en")).click()
         saved = tmp_path / download.value.suggested_filename
