@@ -30,9 +30,13 @@ if trace_a is None or trace_b is None:
     st.stop()
 label_a, label_b = t(f"policy.{policy_a}"), t(f"policy.{policy_b}")
 mounted = render_comparison([(label_a, trace_a), (label_b, trace_b)], key="timeline", present=present)
-download_view(lambda: html_for(mounted, current_lang()), f"chunkviz-timeline-{policy_a}-vs-{policy_b}", "dl_view")
+offline_file = f"chunkviz-timeline-{policy_a}-vs-{policy_b}"
+if not present:  # lecture mode keeps 1280×720 for the timeline: the button waits in the downloads
+    download_view(lambda: html_for(mounted, current_lang()), offline_file, "dl_view")
 if not present:
     st.markdown(t("tl.lesson"))
 ttft_lesson(policy_a, policy_b, budget, threshold, summarize(trace_a), summarize(trace_b))
 with st.expander(t("tl.downloads")):
+    if present:
+        download_view(lambda: html_for(mounted, current_lang()), offline_file, "dl_view")
     download_buttons(trace_b, f"chunkviz-{policy_b}")

@@ -23,6 +23,13 @@ def test_the_timeline_page_offers_its_view(lang):
     assert proto.deferred_file_id  # built on click only, so stepping never pays for the file
 
 
+def test_lecture_mode_keeps_it_in_the_downloads():
+    at = open_app(present="1")
+    assert _download(at, "dl_view").label == tr("dl.view", "en")
+    (downloads,) = [e for e in at.expander if e.label == tr("tl.downloads", "en")]
+    assert [b for b in downloads.get("download_button") if b.proto.id.endswith("-dl_view")]
+
+
 @pytest.mark.parametrize("page, key, lang", [("pages/kv_cache_page.py", "kv_dl_view", "en"),
                                             ("pages/paging_page.py", "pr_dl_view", "zh"),
                                             ("pages/attention_page.py", "am_dl_view", "en")])
