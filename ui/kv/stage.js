@@ -273,9 +273,12 @@ class KvStage {
       badge.style.background = kind >= 0 ? d.change_colours[kind] : "";
       node.style.setProperty("--ring", kind >= 0 ? d.change_colours[kind] : "transparent");
     }
-    if (firstChanged >= 0 && this.gridScroll.scrollHeight > this.gridScroll.clientHeight) {
-      const node = this.cells[firstChanged].node, top = node.offsetTop, sc = this.gridScroll;
-      if (top < sc.scrollTop || top + node.offsetHeight > sc.scrollTop + sc.clientHeight) sc.scrollTop = Math.max(top - 8, 0);
+    // A cache taller than the scroll box (CSS: 440 px, rows of 46 + 4 px) follows the first changed block. Its
+    // place is computed, not measured: reading layout here would force a reflow on every step.
+    const rowPx = 50, boxPx = 440, rows = Math.ceil(this.B / 16);
+    if (firstChanged >= 0 && rows * rowPx > boxPx) {
+      const top = Math.floor(firstChanged / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
+      if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - 8, 0);
     }
   }
 
@@ -329,9 +332,10 @@ class KvStage {
 
   drawSpark(i) {
     const c = this.spark, d = this.d, dpr = window.devicePixelRatio || 1;
-    const w = Math.max(c.clientWidth || 600, 200), h = 44;
+    if (!this.sparkBase) this.sparkW = Math.max(c.clientWidth || 600, 200);  // measured once per size, not per step
+    const w = this.sparkW, h = 44;
     const X = (k) => (this.n > 1 ? (k / (this.n - 1)) * (w - 2) + 1 : w / 2), Y = (v) => h - 2 - (v / Math.max(this.B, 1)) * (h - 4);
-    if (c.width !== Math.round(w * dpr) || !this.sparkBase) {  // the line is drawn once per size, then copied
+    if (!this.sparkBase) {  // the line is drawn once per size, then copied
       c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); c.style.height = h + "px";
       const base = document.createElement("canvas"); base.width = c.width; base.height = c.height;
       const b = base.getContext("2d"); b.setTransform(dpr, 0, 0, dpr, 0, 0);

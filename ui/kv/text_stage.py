@@ -52,35 +52,30 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.tip_changed": ("this step: {kinds}", "这一步：{kinds}"),
     "kvs.c.none": ("No block changed: the running sequences wrote their new tokens into blocks they already hold.",
                    "没有块发生变化：运行中的序列把新 token 写进了它们已有的块。"),
-    "kvs.c.hit": ("{r} reused {n} cached block(s) ({blocks}, {tok} prompt tokens) that an earlier request had "
-                  "computed: a prefix hit, so those tokens are not computed again.",
-                  "{r} 复用了 {n} 个已缓存的块（{blocks}，{tok} 个提示词 token），它们是之前的请求算好的：前缀命中，"
-                  "这些 token 不必再算。"),
-    "kvs.c.cow": ("{r} was about to write into block {from}, which other samples share: copy-on-write into block "
-                  "{to}, so the others keep the original.",
-                  "{r} 要往其他采样共享的块 {from} 里写：写时复制到块 {to}，其他采样保留原块。"),
-    "kvs.c.evict": ("Evicted {n} cached block(s) ({blocks}) from the free queue's head ({rule}) so that {for} "
-                    "could reuse them; their prefix keys are forgotten.",
-                    "从空闲队列头部淘汰了 {n} 个有缓存的块（{blocks}，规则：{rule}），让 {for} 复用；它们的前缀键"
-                    "被丢弃。"),
+    "kvs.c.hit": ("{r} reused {n} cached block(s) ({blocks}; {tok} prompt tokens): a prefix hit, not computed again.",
+                  "{r} 复用了 {n} 个已缓存的块（{blocks}；{tok} 个提示词 token）：前缀命中，不必再算。"),
+    "kvs.c.cow": ("{r} wrote to block {from}, shared with other samples: copy-on-write into block {to}.",
+                  "{r} 要写其他采样共享的块 {from}：写时复制到块 {to}。"),
+    "kvs.c.evict": ("Evicted {n} cached block(s) ({blocks}) from the free queue's head ({rule}) for {for}; their "
+                    "prefix keys are forgotten.",
+                    "从空闲队列头部淘汰了 {n} 个有缓存的块（{blocks}，{rule}），给 {for} 用；它们的前缀键被丢弃。"),
     "kvs.c.evict_nofor": ("Evicted {n} cached block(s) ({blocks}) from the free queue's head ({rule}).",
-                          "从空闲队列头部淘汰了 {n} 个有缓存的块（{blocks}，规则：{rule}）。"),
-    "kvs.c.fork": ("{r} forked: its other samples now share all {n} of its blocks ({blocks}); nothing is copied "
-                   "until one of them writes into a shared block.",
-                   "{r} 分叉：其他采样现在共享它的全部 {n} 个块（{blocks}）；在有采样往共享块里写之前，什么都不复制。"),
+                          "从空闲队列头部淘汰了 {n} 个有缓存的块（{blocks}，{rule}）。"),
+    "kvs.c.fork": ("{r} forked: its other samples share all {n} of its blocks ({blocks}); nothing is copied until "
+                   "one writes into a shared block.",
+                   "{r} 分叉：其他采样共享它的全部 {n} 个块（{blocks}）；有采样往共享块里写之前什么都不复制。"),
     "kvs.c.alloc": ("{r} took {n} new block(s) from the free queue's head: {blocks}.",
                     "{r} 从空闲队列头部取了 {n} 个新块：{blocks}。"),
-    "kvs.c.free": ("{r} finished: {n} block(s) went back to the free queue's tail (last block first).",
-                   "{r} 完成：{n} 个块回到空闲队列尾部（最后一块最先放回）。"),
-    "kvs.c.free_rejected": ("{r} was rejected: its {n} block(s) went back to the free queue's tail.",
-                            "{r} 被拒绝：它的 {n} 个块回到空闲队列尾部。"),
-    "kvs.c.preempt": ("{r} was preempted: its {n} block(s) went back to the free queue so the others can keep "
-                      "going; it will recompute its tokens when it is admitted again.",
-                      "{r} 被抢占：它的 {n} 个块回到空闲队列，好让其他请求继续；它再次被接纳时要重新计算自己的 token。"),
-    "kvs.c.cached": (" {n} of them still hold a cached prefix ● and can be hit until evicted.",
-                     "其中 {n} 个仍存有缓存的前缀 ●，在被淘汰前还能被命中。"),
-    "kvs.c.kept": (" {n} shared block(s) only lost a reference: another table still holds them.",
-                   "另有 {n} 个共享块只是少了一个引用：别的块表还持有它们。"),
+    "kvs.c.free": ("{r} finished: {n} block(s) back to the free queue's tail, last block first.",
+                   "{r} 完成：{n} 个块回到空闲队列尾部，最后一块最先放回。"),
+    "kvs.c.free_rejected": ("{r} was rejected: {n} block(s) back to the free queue's tail.",
+                            "{r} 被拒绝：{n} 个块回到空闲队列尾部。"),
+    "kvs.c.preempt": ("{r} was preempted: {n} block(s) back to the free queue so the others go on; it recomputes "
+                      "when readmitted.",
+                      "{r} 被抢占：{n} 个块回到空闲队列，好让其他请求继续；它再次被接纳时重新计算。"),
+    "kvs.c.cached": (" {n} keep a cached prefix ● (hits possible until evicted).",
+                     "其中 {n} 个保留缓存的前缀 ●（被淘汰前还能命中）。"),
+    "kvs.c.kept": (" {n} shared block(s) only lost a reference.", "另有 {n} 个共享块只是少了一个引用。"),
     "kvs.c.more": ("… and {n} more change(s) in this step", "……这一步还有 {n} 处变化"),
     "kvs.seq": ("R{r}", "R{r}"),
     "kvs.seq_sample": ("R{r} sample {s}", "R{r} 的采样 {s}"),
