@@ -39,6 +39,19 @@ class StagePlayer {
     this.marks = el("div", "marks"); this.box.appendChild(this.marks);
     this.body = el("div", "body"); this.box.appendChild(this.body);
     root.appendChild(this.box);
+    // Never shrink: a step with a shorter text must not pull the page up (the buttons would move under the
+    // pointer, and Streamlit would re-lay out the page on every step). Observed after layout, so a draw forces none.
+    this.minHeight = 0;
+    // The width is read here too (never in a draw, where reading it would force a layout on every step); a new
+    // width redraws, since the stage fits its columns to it.
+    this.width = 0;
+    this.sizer = new ResizeObserver((entries) => {
+      const box = entries[0].borderBoxSize?.[0], h = Math.ceil(box?.blockSize ?? this.box.offsetHeight);
+      const w = Math.floor(box?.inlineSize ?? this.box.clientWidth);
+      if (h > this.minHeight) { this.minHeight = h; this.box.style.minHeight = h + "px"; }
+      if (w !== this.width) { this.width = w; this.draw(); }
+    });
+    this.sizer.observe(this.box);
   }
 
   t(name) { return this.o.text[name] || name; }
@@ -124,10 +137,6 @@ class StagePlayer {
   draw() {
     const text = this.o.draw(this.cursor);
     this.draws++;
-    // Never shrink: a step with a shorter text must not pull the page up (the buttons would move under the
-    // pointer, and Streamlit would re-lay out the page on every step).
-    const h = this.box.offsetHeight;
-    if (h > (this.minHeight || 0)) { this.minHeight = h; this.box.style.minHeight = h + "px"; }
     if (this.cursor !== this.lastShown) {
       if (this.playing && this.lastShown !== null && this.cursor > this.lastShown + 1) this.dropped += this.cursor - this.lastShown - 1;
       this.stepsShown++; this.lastShown = this.cursor;
@@ -157,7 +166,7 @@ class StagePlayer {
     ev.preventDefault(); ev.stopPropagation(); fn();
   }
 
-  destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
+  destroy() { this.pause(); clearTimeout(this.urlTimer); this.sizer.disconnect(); this.save(); this.box.remove(); }
 }
 
 // Mount a stage: keep it on reruns that send the same data (same version), else rebuild; wire keys and resize.

@@ -3,6 +3,14 @@
 // reason). Belady's anomaly is a bookmark that puts FIFO with fewer and with more frames side by side.
 // Invariant: cursor c shows references 1..c (0 = nothing yet); nothing after the cursor is drawn.
 
+// Write text, class and colours only where they differ, so a step touches only the cells that change.
+function set(e, text, cls, bg, outline) {
+  if (e.textContent !== text) e.textContent = text;
+  if (e.className !== cls) e.className = cls;
+  if (bg !== undefined && e.__bg !== bg) { e.__bg = bg; e.style.background = bg; }
+  if (outline !== undefined && e.__outline !== outline) { e.__outline = outline; e.style.outlineColor = outline; }
+}
+
 class PagingStage {
   constructor(host, d, key, component) {
     this.d = d; this.component = component; this.T = d.text;
@@ -62,102 +70,107 @@ class PagingStage {
 
   draw(c) {
     const d = this.d, T = this.T, tracks = this.shown();
-    const width = Math.max(this.p.box.clientWidth || 800, 320);
+    const width = Math.max(this.p.width || 800, 320);
     const gridTracks = this.mode === "belady" ? tracks : [tracks[this.sel]];
-    this.grids.replaceChildren(...gridTracks.map((t) => this.grid(t, c, width)));
-    this.modeNote.textContent = this.mode === "belady" ? T.belady_title : fill(T.grid_note, { alg: this.trackName(tracks[this.sel]) });
-    this.why.replaceChildren(this.whyLine(c, tracks));
-    this.cards.style.gridTemplateColumns = `repeat(${tracks.length}, minmax(0, 1fr))`;
-    this.cards.replaceChildren(...tracks.map((t, k) => this.card(t, k, c)));
+    const n = d.refs.length, fit = Math.max(Math.floor((width - 150) / 43), 6);
+    const first = n <= fit ? 0 : Math.min(Math.max(c - fit + 3, 0), n - fit), last = Math.min(first + fit, n);
+    // The DOM is rebuilt only when what is shown changes (mode, rule, window); a step updates cells in place.
+    const shape = [this.mode, this.sel, first, last].join("|");
+    if (shape !== this.shape) {
+      this.shape = shape;
+      this.gridViews = gridTracks.map((t) => this.gridSkeleton(t, first, last));
+      this.grids.replaceChildren(...this.gridViews.map((g) => g.root));
+      this.cardViews = tracks.map((t, k) => this.cardSkeleton(t, k));
+      this.cards.style.gridTemplateColumns = `repeat(${tracks.length}, minmax(0, 1fr))`;
+      this.cards.replaceChildren(...this.cardViews.map((v) => v.root));
+      this.modeNote.textContent = this.mode === "belady" ? T.belady_title : fill(T.grid_note, { alg: this.trackName(tracks[this.sel]) });
+    }
+    this.gridViews.forEach((g, k) => this.updateGrid(g, gridTracks[k], c, first, last));
+    this.cardViews.forEach((v, k) => this.updateCard(v, tracks[k], c));
+    this.whyLine(c, tracks);
     this.p.box.dataset.mode = this.mode;
-    if (c === 0) return fill(T.readout_start, { total: d.refs.length });
-    return fill(T.readout, { n: c, total: d.refs.length, page: d.refs[c - 1] });
+    if (c === 0) return fill(T.readout_start, { total: n });
+    return fill(T.readout, { n: c, total: n, page: d.refs[c - 1] });
   }
 
   whyLine(c, tracks) {
-    const d = this.d, T = this.T, line = el("div");
-    if (c === 0) { line.textContent = fill(T.start_hint, { page: d.refs[0] }); return line; }
+    const d = this.d, T = this.T, line = this.why;
+    line.className = "why";
+    if (c === 0) { line.textContent = fill(T.start_hint, { page: d.refs[0] }); return; }
     if (this.mode === "belady") {
       const a = d.anomaly, [s, b] = a.tracks, j = c - 1;
       const key = s.hit[j] && !b.hit[j] ? "belady_here" : "belady_so_far";
       line.textContent = fill(T[key], { n: c, page: d.refs[j], a: a.small_frames, b: a.big_frames, fa: s.faults[j],
                                         fb: b.faults[j], ta: a.small_faults, tb: a.big_faults });
-      line.className = key === "belady_here" ? "strong" : "";
-      return line;
+      if (key === "belady_here") line.classList.add("strong");
+      return;
     }
     const t = tracks[this.sel];
     line.textContent = fill(T.why, { n: c, page: d.refs[c - 1], alg: T["alg_" + t.alg], reason: this.reason(t, c - 1) });
-    return line;
   }
 
   // The slot grid of one track: header = the reference string (cursor column outlined), rows = frames, then hit or
   // fault and the evicted page; a window of columns follows the cursor when the string is longer than fits.
-  grid(t, c, width) {
-    const d = this.d, C = d.colours, T = this.T, n = d.refs.length;
-    const cellW = 40, fit = Math.max(Math.floor((width - 150) / (cellW + 3)), 6);
-    const first = n <= fit ? 0 : Math.min(Math.max(c - fit + 3, 0), n - fit), last = Math.min(first + fit, n);
-    const g = el("div", "grid"); g.style.gridTemplateColumns = `max-content repeat(${last - first}, ${cellW}px)`;
-    const head = el("div", "rowname", this.mode === "belady" ? this.trackName(t) : T.refs); head.classList.add("refhead");
-    g.appendChild(head);
-    for (let j = first; j < last; j++) {
-      const r = el("div", "ref" + (j < c ? " done" : "") + (j === c - 1 ? " now" : ""), String(d.refs[j]));
-      if (j === c - 1) r.style.outlineColor = C.cursor;
-      r.title = fill(T.ref_title, { n: j + 1 }); g.appendChild(r);
-    }
-    for (let f = 0; f < t.num_frames; f++) {
-      g.appendChild(el("div", "rowname", fill(T.frame, { n: f + 1 })));
-      for (let j = first; j < last; j++) {
-        const page = j < c ? t.frames[j][f] : null, cell = el("div", "cell", page === null ? "" : String(page));
-        if (page !== null) {
-          const kind = page !== d.refs[j] ? "resident" : t.hit[j] ? "hit_page" : "loaded";
-          cell.style.background = C[kind]; cell.classList.add(kind);
-        }
-        if (j === c - 1) cell.classList.add("now");
-        g.appendChild(cell);
-      }
-    }
-    g.appendChild(el("div", "rowname", T.result));
-    for (let j = first; j < last; j++) {
-      const cell = el("div", "cell mark", j < c ? (t.hit[j] ? "✓" : "✗") : "");
-      if (j < c) { cell.style.color = t.hit[j] ? C.hit_text : C.fault_text; cell.title = t.hit[j] ? T.hit : T.fault; }
-      g.appendChild(cell);
-    }
-    g.appendChild(el("div", "rowname", T.victim));
-    for (let j = first; j < last; j++) {
-      const v = j < c ? t.victim[j] : null, cell = el("div", "cell", v === null ? "" : String(v));
-      if (v !== null) { cell.style.background = C.victim; cell.classList.add("victim"); }
-      g.appendChild(cell);
-    }
-    return g;
+  gridSkeleton(t, first, last) {
+    const T = this.T, g = el("div", "grid"), cols = last - first;
+    g.style.gridTemplateColumns = `max-content repeat(${cols}, 40px)`;
+    const row = (name, cls) => {
+      g.appendChild(el("div", "rowname" + (cls ? " " + cls : ""), name));
+      return Array.from({ length: cols }, () => g.appendChild(el("div", "cell")));
+    };
+    const view = { root: g, refs: row(this.mode === "belady" ? this.trackName(t) : T.refs, "refhead") };
+    view.frames = Array.from({ length: t.num_frames }, (_, f) => row(fill(T.frame, { n: f + 1 })));
+    view.result = row(T.result); view.victim = row(T.victim);
+    view.refs.forEach((e, i) => { e.textContent = String(this.d.refs[first + i]); e.title = fill(T.ref_title, { n: first + i + 1 }); });
+    return view;
   }
 
-  card(t, k, c) {
+  updateGrid(view, t, c, first, last) {
+    const d = this.d, C = d.colours, T = this.T;
+    for (let j = first; j < last; j++) {
+      const i = j - first, done = j < c, now = j === c - 1;
+      set(view.refs[i], String(d.refs[j]), "ref" + (done ? " done" : "") + (now ? " now" : ""), "", now ? C.cursor : "");
+      for (let f = 0; f < t.num_frames; f++) {
+        const page = done ? t.frames[j][f] : null;
+        const kind = page === null ? "" : page !== d.refs[j] ? "resident" : t.hit[j] ? "hit_page" : "loaded";
+        set(view.frames[f][i], page === null ? "" : String(page), "cell " + kind + (now ? " now" : ""), kind ? C[kind] : "");
+      }
+      const r = view.result[i];
+      set(r, done ? (t.hit[j] ? "✓" : "✗") : "", "cell mark", "");
+      r.style.color = done ? (t.hit[j] ? C.hit_text : C.fault_text) : "";
+      r.title = done ? (t.hit[j] ? T.hit : T.fault) : "";
+      const v = done ? t.victim[j] : null;
+      set(view.victim[i], v === null ? "" : String(v), "cell" + (v === null ? "" : " victim"), v === null ? "" : C.victim);
+    }
+  }
+
+  cardSkeleton(t, k) {
+    const T = this.T, root = el("div", "card" + (this.mode === "all" && k === this.sel ? " sel" : ""));
+    root.dataset.alg = t.alg;
+    if (this.mode === "all") { root.onclick = () => { this.sel = k; this.p.draw(); }; root.title = T.card_pick; }
+    const title = el("div", "title", this.trackName(t) + " "), badge = el("span", "badge");
+    title.appendChild(badge); root.appendChild(title);
+    const frames = el("div", "frames"), slots = [];
+    for (let f = 0; f < t.num_frames; f++) slots.push(frames.appendChild(el("span", "slot")));
+    root.appendChild(frames);
+    const view = { root, badge, slots, reason: el("div", "reason"), count: el("div", "count"), order: el("div", "order") };
+    [view.reason, view.count, view.order].forEach((e) => root.appendChild(e));
+    return view;
+  }
+
+  updateCard(view, t, c) {
     const T = this.T, C = this.d.colours, j = c - 1;
-    const box = el("div", "card" + (this.mode === "all" && k === this.sel ? " sel" : ""));
-    box.dataset.alg = t.alg;
-    if (this.mode === "all") { box.onclick = () => { this.sel = k; this.p.draw(); }; box.title = T.card_pick; }
-    const title = el("div", "title", this.trackName(t) + " ");
-    if (j >= 0) {
-      const badge = el("span", "badge " + (t.hit[j] ? "hit" : "fault"), t.hit[j] ? T.hit : T.fault);
-      badge.style.background = t.hit[j] ? C.hit : C.miss; title.appendChild(badge);
-    }
-    box.appendChild(title);
-    const frames = el("div", "frames");
-    for (let f = 0; f < t.num_frames; f++) {
-      const page = j >= 0 ? t.frames[j][f] : null, b = el("span", "slot", page === null ? "·" : String(page));
-      if (page !== null) b.classList.add("full");
-      if (page !== null) b.style.background = C[page !== this.d.refs[j] ? "resident" : t.hit[j] ? "hit_page" : "loaded"];
-      frames.appendChild(b);
-    }
-    box.appendChild(frames);
-    if (j >= 0) {
-      box.appendChild(el("div", "reason", this.reason(t, j)));
-      box.appendChild(el("div", "count", fill(T.faults_so_far, { n: t.faults[j], total: t.total_faults })));
-      box.appendChild(el("div", "order", this.order(t, j)));
-    } else {
-      box.appendChild(el("div", "count", fill(T.faults_so_far, { n: 0, total: t.total_faults })));
-    }
-    return box;
+    const hit = j >= 0 && t.hit[j];
+    set(view.badge, j < 0 ? "" : hit ? T.hit : T.fault, "badge" + (j < 0 ? " none" : hit ? " hit" : " fault"),
+        j < 0 ? "" : hit ? C.hit : C.miss);
+    view.slots.forEach((b, f) => {
+      const page = j >= 0 ? t.frames[j][f] : null;
+      const kind = page === null ? "" : page !== this.d.refs[j] ? "resident" : t.hit[j] ? "hit_page" : "loaded";
+      set(b, page === null ? "·" : String(page), "slot" + (kind ? " full" : ""), kind ? C[kind] : "");
+    });
+    set(view.reason, j >= 0 ? this.reason(t, j) : "", "reason");
+    set(view.count, fill(T.faults_so_far, { n: j >= 0 ? t.faults[j] : 0, total: t.total_faults }), "count");
+    set(view.order, j >= 0 ? this.order(t, j) : "", "order");
   }
 
   order(t, j) {
