@@ -36,8 +36,9 @@ def payload(demo: ChunkedAttentionDemo, lang: str) -> dict:
 
 
 def caption(demo: ChunkedAttentionDemo, lang: str) -> str:
-    return " · ".join(f"{tr(k, lang)}: {v}" for k, v in (("am.n", demo.num_tokens), ("am.chunk", demo.chunk_tokens),
-                                                          ("am.d", demo.head_dim)))
+    colon = "：" if lang == "zh" else ": "
+    return " · ".join(f"{tr(k, lang)}{colon}{v}" for k, v in (("am.n", demo.num_tokens),
+                                                               ("am.chunk", demo.chunk_tokens), ("am.d", demo.head_dim)))
 
 
 def html_for(data: dict, lang: str, text: str = "") -> str:
