@@ -37,8 +37,8 @@ def payload(demo: ChunkedAttentionDemo, lang: str) -> dict:
 
 def caption(demo: ChunkedAttentionDemo, lang: str) -> str:
     colon = "：" if lang == "zh" else ": "
-    return " · ".join(f"{tr(k, lang)}{colon}{v}" for k, v in (("am.n", demo.num_tokens),
-                                                               ("am.chunk", demo.chunk_tokens), ("am.d", demo.head_dim)))
+    sizes = (("am.n", demo.num_tokens), ("am.chunk", demo.chunk_tokens), ("am.d", demo.head_dim))
+    return " · ".join(f"{tr(k, lang)}{colon}{v}" for k, v in sizes)
 
 
 def html_for(data: dict, lang: str, text: str = "") -> str:

@@ -38,8 +38,8 @@ def payload_of(core: dict, lang: str) -> dict:
 
 def caption(refs: tuple[int, ...], frames: int, alg: str, lang: str) -> str:
     colon = "：" if lang == "zh" else ": "
-    return " · ".join((tr("pr.refs", lang) + colon + " ".join(map(str, refs)), f"{tr('pr.frames', lang)}{colon}{frames}",
-                       tr(f"pr.alg.{alg}", lang)))
+    return " · ".join((tr("pr.refs", lang) + colon + " ".join(map(str, refs)),
+                       f"{tr('pr.frames', lang)}{colon}{frames}", tr(f"pr.alg.{alg}", lang)))
 
 
 def html_for(data: dict, lang: str, text: str = "") -> str:
