@@ -1,5 +1,6 @@
-"""Browser benchmark: from real Chromium, arrow key → last redraw on /, /kv and /replacement, and timeline playback
-(steps shown per second at 20 and 60 steps/s, frames per second, dropped steps).
+"""Browser benchmark: from real Chromium, arrow key → last redraw on /, /kv, /replacement and /attention, and
+playback of the timeline, the KV stage and the paging and attention stages (steps shown per second at 20 and 60
+steps/s, frames per second, dropped steps).
 
 Run: .venv/bin/python bench/browser_bench.py [--root DIR] [--repeats N]
 `--root /path/to/other/checkout` measures another revision's app (e.g. before the timeline component) with the
@@ -84,6 +85,119 @@ def playback(page, url: str, speed_index: int, seconds: float) -> dict[str, floa
             "fps": (after["draws"] - before["draws"]) / seconds, "dropped": after["dropped"] - before["dropped"]}
 
 
+KV_STAGE = ".st-key-kv_stage"
+
+
+def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
+    """The KV stage on /kv (ui/kv/stage.js): arrow key → last redraw with the focus in the stage, then playback at
+    20 and 60 steps/s from step 0 (steps shown per second, frames drawn, dropped steps). Prints one line each; on a
+    checkout without the stage it says so (its /kv line above is the per-step rerun)."""
+    page.goto(base + "/kv?kv_step=0")
+    wait_idle(page)
+    try:
+        page.locator(f"{KV_STAGE} .kvs").wait_for(timeout=15000)  # the element mounts after the script is idle
+    except Exception:  # playwright's TimeoutError: an older checkout has no stage
+        print("KV stage: none on this checkout")
+        return
+    page.locator(f"{KV_STAGE} .cell").nth(40).click()
+    page.evaluate(OBSERVE_JS)
+    times = []
+    for _ in range(repeats):  # bounded by --repeats
+        t0 = page.evaluate("performance.now()")
+        page.keyboard.press("ArrowRight")
+        times.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
+    print(f"KV stage arrow key -> last redraw    {summary(times)}")
+    box = page.locator(f"{KV_STAGE} .kvs")
+    for index, rate in ((2, 20), (3, 60)):  # ui/kv/stage.py SPEEDS
+        page.locator(f"{KV_STAGE} button[aria-label]").first.click()  # Home: step 0
+        page.locator(f"{KV_STAGE} select.speed").select_option(str(index))
+        read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0)  # noqa: E731
+                        for k in ("steps-shown", "draws", "dropped", "draw-ms")}
+        before = read()
+        page.locator(f"{KV_STAGE} button.play").click()
+        page.wait_for_timeout(seconds * 1000)
+        after = read()
+        if box.get_attribute("data-playing") == "1":
+            page.locator(f"{KV_STAGE} button.play").click()
+        shown = after["steps-shown"] - before["steps-shown"]
+        print(f"KV stage playback at {rate} steps/s   steps shown {shown / seconds:.1f}/s, "
+              f"{(after['draws'] - before['draws']) / seconds:.1f} frames/s, dropped steps "
+              f"{after['dropped'] - before['dropped']:.0f}, mean draw "
+              f"{(after['draw-ms'] - before['draw-ms']) / max(after['draws'] - before['draws'], 1):.1f} ms")
+
+
+# The paging and attention stages (ui/stage_player.js): the same arrow-key method, on the stage when the revision has
+# one (the cursor lives in data-cursor), else on the old server-side step buttons (shortcut="Right").
+STAGE_PAGES = (("/replacement", "?pr_step=3", ".st-key-paging_stage"),
+               ("/attention", "?am_n=512&am_chunk=16&am_step=1", ".st-key-attention_stage"))
+# Long enough to play for seconds at 60 steps/s: 400 references (a fixed pseudo-random string) and 512 chunks.
+PLAY_REFS = ",".join(str((k * 7 + k // 5) % 9) for k in range(400))
+STAGE_PLAY = (("/replacement", f"?pr_refs={PLAY_REFS}&pr_step=0", ".st-key-paging_stage"),
+              ("/attention", "?am_n=512&am_chunk=1&am_step=0", ".st-key-attention_stage"))
+STAGE_SPEEDS = ((3, "20 steps/s"), (4, "60 steps/s"))  # indices into ui/stage_component.py SPEEDS_STEPS_PER_S
+
+
+def has_stage(page, key: str) -> bool:
+    """Whether the page draws the stage `key` (waits up to 15 s for it: a loaded machine mounts it late)."""
+    try:
+        page.locator(f"{key} .cv.stage").wait_for(timeout=15000)
+    except Exception:  # noqa: BLE001 (Playwright's TimeoutError: an older revision has no stage)
+        return False
+    return True
+
+
+def stage_key_to_redraw_ms(page, url: str, key: str, repeats: int) -> list[float] | None:
+    """Arrow key -> last DOM change on a stage (focused by a click on its readout); None if the page has none."""
+    page.goto(url)
+    wait_idle(page)
+    if not has_stage(page, key):
+        return None
+    page.wait_for_timeout(1500)
+    page.locator(f"{key} .readout").click()
+    page.evaluate(OBSERVE_JS)
+    out = []
+    for _ in range(repeats):  # bounded by --repeats
+        t0 = page.evaluate("performance.now()")
+        page.keyboard.press("ArrowRight")
+        out.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
+    return out
+
+
+def stage_playback(page, url: str, key: str, speed_index: int, seconds: float) -> dict[str, float] | None:
+    """Play a stage at speeds[speed_index] for `seconds`: positions shown per second, frames drawn, dropped."""
+    page.goto(url)
+    wait_idle(page)
+    if not has_stage(page, key):
+        return None
+    box = page.locator(f"{key} .cv.stage")
+    page.locator(f"{key} select.speed").select_option(str(speed_index))
+    read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0) for k in ("steps-shown", "draws", "dropped")}  # noqa: E731
+    before = read()
+    page.locator(f"{key} button.play").click()
+    page.wait_for_timeout(seconds * 1000)
+    after = read()
+    page.locator(f"{key} button.play").click()
+    return {"steps_per_s": (after["steps-shown"] - before["steps-shown"]) / seconds,
+            "fps": (after["draws"] - before["draws"]) / seconds, "dropped": after["dropped"] - before["dropped"]}
+
+
+def stage_benchmarks(page, base: str, repeats: int, play_seconds: float) -> None:
+    """Print arrow key -> last redraw and playback figures for /replacement and /attention."""
+    for path, query, key in STAGE_PAGES:
+        values = stage_key_to_redraw_ms(page, base + path + query, key, repeats)
+        if values is None:  # an older revision: the page's own step buttons (a server rerun per step)
+            values = key_to_redraw_ms(page, base + path + query, repeats)
+        print(f"arrow key -> last redraw on {path:<13} {summary(values)}")
+    for path, query, key in STAGE_PLAY:
+        for index, name in STAGE_SPEEDS:
+            r = stage_playback(page, base + path + query, key, index, play_seconds)
+            if r is None:
+                print(f"playback on {path:<13} at {name}: no stage (the page plays at most 4 steps/s on the server)")
+                continue
+            print(f"playback on {path:<13} at {name:<11} steps shown {r['steps_per_s']:.1f}/s, {r['fps']:.1f} "
+                  f"frames/s, dropped steps {r['dropped']:.0f}")
+
+
 def summary(values: list[float]) -> str:
     return f"p50 {statistics.median(values):.0f} ms, max {max(values):.0f} ms (n={len(values)})"
 
@@ -98,7 +212,8 @@ def main() -> None:
 
     port = _free_port()
     root = args.root.resolve()
-    proc = start_server(port, root, str(root / ".venv" / "bin" / "python"))
+    venv = root / ".venv" / "bin" / "python"  # a worktree without its own venv runs with this interpreter
+    proc = start_server(port, root, str(venv) if venv.exists() else sys.executable)
     base = f"http://127.0.0.1:{port}"
     try:
         with sync_playwright() as pw:
@@ -107,7 +222,7 @@ def main() -> None:
             page.goto(base)
             wait_idle(page)  # registers the pages on a fresh server
             print(f"app: {args.root.resolve()}  (Chromium {browser.version}, 1280x720)")
-            for path, query in (("/", "?t_ms=2000&step=200"), ("/kv", ""), ("/replacement", "")):
+            for path, query in (("/", "?t_ms=2000&step=200"), ("/kv", "")):
                 print(f"arrow key -> last redraw on {path:<13} {summary(key_to_redraw_ms(page, base + path + query, args.repeats))}")
             page.goto(base + "/")
             wait_idle(page)
@@ -120,6 +235,8 @@ def main() -> None:
                             else "(steps pass by time; every bar is drawn)")
                     print(f"playback at {name:<13} steps shown {r['steps_per_s']:.1f}/s, {r['fps']:.1f} frames/s, "
                           f"{tail}")
+            kv_stage_figures(page, base, args.repeats, args.play_seconds)
+            stage_benchmarks(page, base, args.repeats, args.play_seconds)  # /replacement and /attention
             browser.close()
     finally:
         proc.terminate()

@@ -3,12 +3,13 @@
 import streamlit as st
 
 from ui.attention import charts
-from ui.attention.parts import HEAD_DIMS, REAL_PROMPT_TOKENS, chart_labels, demo_cards, demo_of, real_costs
-from ui.fmt import si
-from ui.i18n import t
+from ui.attention.parts import HEAD_DIMS, REAL_PROMPT_TOKENS, demo_cards, demo_of, real_costs
+from ui.attention.stage import render as render_stage
+from ui.attention.export import caption, html_for
+from ui.i18n import current_lang, t
+from ui.offline_download import download_view
 from ui.page_common import base_scenario
 from ui.plain import md_escape
-from ui.playback import playback
 from ui.url_state import number, stepped_choice
 
 st.title(t("am.title"))
@@ -21,26 +22,15 @@ if chunk > n:
     st.warning(t("am.chunk_too_big", chunk=chunk, n=n))
     chunk = n
 try:
-    demo, mask = demo_of(n, d, chunk)
+    demo = demo_of(n, d, chunk)
 except ValueError as exc:
     st.error(t("am.error", error=md_escape(exc)))
     st.stop()
 
-num_chunks = len(demo.chunks)
 demo_cards(demo)
-
-cursor = playback("am_step", num_chunks + 1)
-if cursor == 0:
-    st.caption(t("am.cursor_all"))
-else:
-    r = demo.chunks[cursor - 1]
-    st.info(t("am.cursor_chunk", k=cursor, num=num_chunks, start=r.start_token, end=r.end_token - 1,
-              cached=r.num_cached_tokens, c=r.num_query_tokens, pairs=f"{r.num_attention_pairs:,}",
-              flops=si(r.qk_flops + r.av_flops), bytes=si(r.kv_read_bytes, "B")))
-labels = chart_labels()
-left, right = st.columns(2)
-left.plotly_chart(charts.mask_figure(mask, chunk, cursor, labels), width="stretch", key="am_mask")
-right.plotly_chart(charts.work_figure(demo, cursor, labels), width="stretch", key="am_work")
+mounted = render_stage(demo)  # steps chunk by chunk in the browser; the cursor is ?am_step
+download_view(lambda: html_for(mounted, current_lang(), caption(demo, current_lang())),
+              f"chunkviz-attention-{n}-tokens-{chunk}-chunk", "am_dl_view")
 
 st.subheader(t("am.real_title"))
 scenario = base_scenario()

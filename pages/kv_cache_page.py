@@ -2,13 +2,15 @@
 
 import streamlit as st
 
-from chunkviz.lessons.kv_view import next_step, rejections
+from chunkviz.lessons.kv_view import rejections
+from ui.i18n import current_lang, t
 from ui.kv import charts
-from ui.i18n import t
-from ui.kv.parts import JUMPS, derived, kv_controls, kv_metric_cards, kv_step_view
-from ui.playback import playback
-from ui.runs import trace_or_error
+from ui.kv.export import html_for, offline_caption
+from ui.kv.parts import derived, kv_controls, kv_metric_cards
+from ui.kv.stage import render_stage
 from ui.kv.text import chart_labels, rejection_markdown
+from ui.offline_download import download_view
+from ui.runs import trace_or_error
 
 st.title(t("kv.title"))
 st.markdown(t("kv.lesson"))
@@ -22,17 +24,20 @@ if not trace.steps:
     st.info(t("kv.no_steps"))
     st.stop()
 
-steps_of, series, m, m_other = derived(scenario, other, trace, other_trace)
+# Right under the controls, so a projector shows the grid and its caption together: the steps are stepped,
+# scrubbed and played in the browser, with no rerun per step (ui/kv/stage.js).
+mounted = render_stage(trace, scenario.cache.eviction)
+caption = offline_caption(scenario, current_lang())
+download_view(lambda: html_for(mounted, current_lang(), caption), f"chunkviz-kv-{scenario.workload_preset}",
+              "kv_dl_view")
+
+series, m, m_other = derived(scenario, other, trace, other_trace)
 st.subheader(t("kv.run_title"))
 kv_metric_cards(trace, m, *((m, m_other) if caching else (m_other, m)))
 
-jumps = {t(f"kv.jump.{name}"): (lambda i, s=steps_of[kind]: next_step(s, i)) for name, kind in JUMPS}
-cursor = playback("kv_step", len(trace.steps), jumps)
 labels = chart_labels()
-kv_step_view(trace, cursor, labels)
-
 st.subheader(t("kv.mem_title"))
-st.plotly_chart(charts.memory_figure(series, cursor, labels), width="stretch", key="kv_memory")
+st.plotly_chart(charts.memory_figure(series, labels), width="stretch", key="kv_memory")
 st.caption(t("kv.mem_caption", max_len=series.max_model_len_tokens))
 st.markdown(t("kv.fit", n=series.num_seqs, paged_prompts=series.num_fit_paged_prompts,
               paged_full=series.num_fit_paged_full, exact=series.num_fit_exact, max_len=series.num_fit_max_len))

@@ -3,11 +3,13 @@ policies choose which KV-cache blocks an LLM server evicts."""
 
 import streamlit as st
 
-from chunkviz.lessons.paging_bridge import KV_BLOCK_TOKENS, KV_WORKLOADS, next_position
+from chunkviz.lessons.paging_bridge import KV_BLOCK_TOKENS, KV_WORKLOADS
 from ui.paging import charts
-from ui.i18n import labeler, t
-from ui.paging.parts import compare, kv_curves, reference_input, rule_controls, run, step_view
-from ui.playback import playback
+from ui.i18n import current_lang, labeler, t
+from ui.offline_download import download_view
+from ui.paging.export import caption, html_for
+from ui.paging.parts import compare, kv_curves, load_belady, reference_input, rule_controls
+from ui.paging.stage import render as render_stage
 from ui.paging.text import anomaly_markdown, chart_labels
 from ui.url_state import choice, stepped_choice
 
@@ -15,12 +17,10 @@ st.title(t("pr.title"))
 st.markdown(t("pr.lesson"))
 refs = reference_input()
 alg, frames, bit, tie = rule_controls()
-steps = run(alg, refs, frames, bit, tie).steps
-jumps = {t("pr.jump_fault"): lambda i: next_position(steps, i, False),
-         t("pr.jump_hit"): lambda i: next_position(steps, i, True)}
-cursor = playback("pr_step", len(refs) + 1, jumps)
+mounted = render_stage(refs, frames, alg, bit, tie, load_belady)  # steps in the browser; the cursor is ?pr_step
+download_view(lambda: html_for(mounted, current_lang(), caption(refs, frames, alg, current_lang())),
+              f"chunkviz-replacement-{alg}-{frames}-frames", "pr_dl_view")
 labels = chart_labels()
-step_view(alg, steps, refs, frames, cursor, labels)
 
 st.subheader(t("pr.compare_head"))
 curves = compare(refs, frames, bit, tie)

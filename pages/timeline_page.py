@@ -5,8 +5,10 @@ import streamlit as st
 
 from chunkviz.analysis.metrics import summarize
 from ui.timeline.downloads import download_buttons
-from ui.i18n import t
+from ui.i18n import current_lang, t
+from ui.offline_download import download_view
 from ui.runs import trace_or_error
+from ui.timeline.export import html_for
 from ui.timeline.lesson import scenario_for, settings, ttft_lesson
 from ui.timeline.view import lecture_css, present_mode, render_comparison
 
@@ -27,9 +29,14 @@ trace_b = trace_or_error(scenario_for(policy_b, budget, threshold))
 if trace_a is None or trace_b is None:
     st.stop()
 label_a, label_b = t(f"policy.{policy_a}"), t(f"policy.{policy_b}")
-render_comparison([(label_a, trace_a), (label_b, trace_b)], key="timeline", present=present)
+mounted = render_comparison([(label_a, trace_a), (label_b, trace_b)], key="timeline", present=present)
+offline_file = f"chunkviz-timeline-{policy_a}-vs-{policy_b}"
+if not present:  # lecture mode keeps 1280×720 for the timeline: the button waits in the downloads
+    download_view(lambda: html_for(mounted, current_lang()), offline_file, "dl_view")
 if not present:
     st.markdown(t("tl.lesson"))
 ttft_lesson(policy_a, policy_b, budget, threshold, summarize(trace_a), summarize(trace_b))
 with st.expander(t("tl.downloads")):
+    if present:
+        download_view(lambda: html_for(mounted, current_lang()), offline_file, "dl_view")
     download_buttons(trace_b, f"chunkviz-{policy_b}")

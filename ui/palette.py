@@ -34,3 +34,12 @@ def pattern_of(kind: str) -> dict:
     """Plotly `marker.pattern` for a kind: its hatching, or none."""
     return {"shape": PATTERNS.get(kind, ""), "fillmode": "overlay", "solidity": 0.35, "fgcolor": "#000000",
             "fgopacity": 0.45}  # overlay: the hatching lies on the bar's own colour
+# Owners of KV blocks: Tableau 10 without its yellow and grey, which mean "free, cached" and "free, empty"; request
+# r takes REQUEST_COLORS[r % 10] on the /kv grid, its block tables and the KV stage alike.
+REQUEST_COLORS = ("#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F", "#B07AA1", "#FF9DA7", "#9C755F",
+                  "#3B8BC2", "#86BC86")
+# What happened to a KV block in a step (the KV stage's change badges; each badge also carries a glyph, so colour
+# is never the only cue): new = green, prefix hit = teal, copy-on-write = orange, evicted = the
+# stall red, freed = grey, preempted = the preemption purple, shared by a fork = blue.
+KV_CHANGE_COLORS = {"alloc": "#2E8B3E", "hit": "#138496", "cow": "#D4711C", "evict": STALL, "free": "#6C7585",
+                    "unref": "#6C7585", "preempt": PREEMPTED, "fork": "#3B6FA0"}

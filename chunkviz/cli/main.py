@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "chunkviz.cli.measure",
     "chunkviz.cli.sweep",
     "chunkviz.cli.capacity",
+    "chunkviz.cli.export_html",
 )
 
 

@@ -43,6 +43,18 @@ def _bool(text: str) -> bool:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("simulate", help="simulate a serving engine on a workload")
+    add_scenario_flags(p)
+    p.add_argument("--slo-ttft-ms", type=float, default=None)
+    p.add_argument("--slo-tbt-ms", type=float, default=None,
+                   help="token pace: mean TPOT for the vLLM-benchmark goodput, every gap for the strict one")
+    p.add_argument("--slo-e2e-ms", type=float, default=None)
+    p.add_argument("--trace-out", type=Path, help="write the full trace JSON here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def add_scenario_flags(p: argparse.ArgumentParser) -> None:
+    """Every flag scenario_from_args reads (simulate's; export-html takes the same)."""
     p.add_argument("--policy", choices=POLICY_NAMES, default=None)
     p.add_argument("--enable-chunked-prefill", type=_bool, default=None,
                    help=f"vLLM's switch: true = {vllm_v1_policy(True)}, false = {vllm_v1_policy(False)} (when "
@@ -65,20 +77,13 @@ def register(subparsers: Any) -> None:
     _add_workload_flags(p)
     _add_cache_flags(p)
     add_deployment_flags(p)
-    p.add_argument("--slo-ttft-ms", type=float, default=None)
-    p.add_argument("--slo-tbt-ms", type=float, default=None,
-                   help="token pace: mean TPOT for the vLLM-benchmark goodput, every gap for the strict one")
-    p.add_argument("--slo-e2e-ms", type=float, default=None)
     p.add_argument("--trace", type=Path, help="replay a request trace (Azure CSV, Mooncake JSONL or plain CSV)")
     p.add_argument("--trace-format", choices=("azure", "mooncake", "csv"), default=None)
     p.add_argument("--time-window", default=None, help="A:B seconds of the trace to keep")
     p.add_argument("--rate-scale", type=float, default=None, help="replay at K times the original load")
     p.add_argument("--sample", type=int, default=None, help="keep a seeded sample of N requests")
-    p.add_argument("--trace-out", type=Path, help="write the full trace JSON here")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-fast-forward", dest="fast_forward", action="store_false",
                    help="simulate every step exactly (for checks; results are identical)")
-    p.set_defaults(func=run)
 
 
 def _add_workload_flags(p: argparse.ArgumentParser) -> None:
@@ -137,9 +142,14 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
-                    record_detail=args.trace_out is not None, explicit_requests=load_trace_requests(args),
+                    record_detail=_record_detail(args), explicit_requests=load_trace_requests(args),
                     cost_profile=profile, fast_forward=getattr(args, "fast_forward", True),
                     deployment=deployment_from_args(args))
+
+
+def _record_detail(args: argparse.Namespace) -> bool:
+    """Per-step detail when a trace file is asked for (simulate --trace-out) or the caller needs it (export-html)."""
+    return getattr(args, "trace_out", None) is not None or getattr(args, "record_detail", False)
 
 
 def _time_window(text: str | None) -> tuple[float, float] | None:

@@ -79,7 +79,8 @@ def _step_to_dict(step: PagingStep) -> dict[str, Any]:
     return {
         "index": step.index, "page": step.page, "is_hit": step.is_hit, "frames": list(step.frames),
         "order": list(step.order), "order_values": list(step.order_values), "hand": step.hand,
-        "victim": step.victim, "reason_code": step.reason_code, "reason": step.reason,
+        "victim": step.victim, "victim_value": step.victim_value, "reason_code": step.reason_code,
+        "reason": step.reason,
     }
 
 

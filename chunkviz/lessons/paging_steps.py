@@ -42,6 +42,10 @@ class PagingStep:
     victim: int | None                  # page evicted by this reference, None on a hit or a free-frame load
     reason_code: str                    # key of REASON_TEMPLATES
     reason: str                         # REASON_TEMPLATES[reason_code] filled in, one English line
+    # The rule's fact about the victim when it was chosen (None on a hit or a free-frame load), 0-based indices:
+    # FIFO its load, LRU its last use, OPT its next use (None: never), LFU its use count, Clock how many resident
+    # pages the hand gave a second chance (cleared R=1) before it. See _victim_value.
+    victim_value: int | None = None
 
 
 # What each rule's order view shows per page (rule, resident page, now) -> value; OPT shows the distance to the
@@ -69,11 +73,26 @@ def _next_use_after(refs: tuple[int, ...]) -> list[int | None]:
     return next_use
 
 
-def _evict(rule: str, replacer: Replacer) -> tuple[int, str]:
+def _victim_fact(rule: str, usage: Usage, before: list[int], victim: int, first_bit: int) -> int | None:
+    """What the rule knew of `victim` when it chose it (see PagingStep.victim_value); `before` is order() before
+    the pop and `first_bit` the R bit of its first page (Clock only)."""
+    if rule == "clock":
+        # order() walks the ring from the hand; every page the hand passed before the victim had R=1 and was
+        # cleared. A victim first in line had R=0 (none passed) or was found after a full sweep (all cleared).
+        index = before.index(victim)
+        return len(before) if index == 0 and first_bit else index
+    return {"fifo": usage.loaded_at, "lru": usage.last_used_at, "opt": usage.next_use_at, "lfu": usage.uses}[rule]
+
+
+def _evict(rule: str, replacer: Replacer) -> tuple[int, str, int | None]:
     """Pop the rule's victim; OPT names a victim never used again apart from one used furthest ahead."""
-    never = rule == "opt" and replacer.usage(replacer.order()[0]).next_use_at is None
-    victim = cast(int, replacer.pop())  # the keys run_steps puts in are pages (ints)
-    return victim, "evict_opt_never" if never else f"evict_{rule}"
+    before = cast(list[int], replacer.order())  # the keys run_steps puts in are pages (ints)
+    never = rule == "opt" and replacer.usage(before[0]).next_use_at is None
+    usages = {p: replacer.usage(p) for p in before}
+    first_bit = replacer.ref_bit(before[0]) if isinstance(replacer, ClockReplacer) else 0
+    victim = cast(int, replacer.pop())
+    value = _victim_fact(rule, usages[victim], before, victim, first_bit)
+    return victim, "evict_opt_never" if never else f"evict_{rule}", value
 
 
 def run_steps(rule: str, refs: tuple[int, ...], num_frames: int, convention: Convention) -> tuple[PagingStep, ...]:
@@ -83,16 +102,17 @@ def run_steps(rule: str, refs: tuple[int, ...], num_frames: int, convention: Con
     slots: list[int | None] = [None] * num_frames
     steps: list[PagingStep] = []
     for i, page in enumerate(refs):
-        victim, code = None, "hit"
+        victim, code, fact = None, "hit", None
         if page in replacer:
             replacer.touch(page, i, next_use[i])
         else:
-            victim, code = _evict(rule, replacer) if len(replacer) == num_frames else (None, "load_free")
+            victim, code, fact = _evict(rule, replacer) if len(replacer) == num_frames else (None, "load_free", None)
             slots[slots.index(victim)] = page  # the victim's slot (other pages stay put), else the lowest empty one
             replacer.put(page, Usage(loaded_at=i, last_used_at=i, next_use_at=next_use[i]))
         order = tuple(cast(int, p) for p in replacer.order())  # the keys this loop put in are pages (ints)
         values = tuple(_ORDER_VALUE[rule](replacer, p, i) for p in order)
         hand = replacer.hand if isinstance(replacer, ClockReplacer) else None
         reason = REASON_TEMPLATES[code].format(page=page, victim=victim)
-        steps.append(PagingStep(i, page, code == "hit", tuple(slots), order, values, hand, victim, code, reason))
+        steps.append(PagingStep(i, page, code == "hit", tuple(slots), order, values, hand, victim, code, reason,
+                                fact))
     return tuple(steps)

@@ -30,6 +30,8 @@ def test_every_page_renders_a_chart(page, server_url, path):
         assert page.get_by_test_id("stException").count() == 0
         screenshot(page, "page-timeline-en")
         return
+    if path == "kv":  # the block grid is the KV stage's (tests/e2e/test_kv_stage_browser.py); memory is Plotly
+        page.locator(".st-key-kv_stage .cell").first.wait_for(timeout=60000)
     charts = page.get_by_test_id("stPlotlyChart")
     charts.first.wait_for(timeout=60000)
     page.wait_for_selector(".main-svg", timeout=60000)

@@ -1,14 +1,22 @@
-"""AppTest: the attention-math page shows chunked = one pass, equal FLOPs, growing KV reads, and steps over chunks."""
+"""AppTest: the attention-math page shows chunked = one pass, equal FLOPs, growing KV reads, and sends its stage
+(chunk by chunk) to the browser once per setting (tests/e2e/test_stages_browser.py steps the stage itself)."""
 
 from __future__ import annotations
 
-from tests.ui.apptest_helpers import open_app, texts
+import json
+
+from tests.ui.apptest_helpers import open_app
 
 PAGE = "pages/attention_page.py"
 
 
 def _metrics(at) -> dict[str, object]:
     return {m.label: m for m in at.metric}
+
+
+def stage(at) -> dict:
+    (element,) = at.get("bidi_component")
+    return json.loads(element.proto.json)
 
 
 def test_default_shows_exactness_equal_flops_and_more_bytes():
@@ -27,11 +35,20 @@ def test_default_shows_exactness_equal_flops_and_more_bytes():
     assert table["time (ms)"].is_monotonic_increasing and table["KV read (GB)"].is_monotonic_increasing
 
 
+def test_stage_ends_at_the_cards_numbers():
+    data = stage(open_app(PAGE))
+    assert data["num_chunks"] == 4 and data["url_param"] == "am_step" and data["start"] == 0
+    assert data["chunks"]["cum_flops"][-1] == 532_480 == data["one_pass_flops"]
+    assert data["chunks"]["cum_bytes"][-1] == data["total_bytes"] == 40 * 1024  # 160 tokens × K,V × 64 × 2 B
+    assert data["max_abs_diff"] < 1e-12 and data["chunks"]["pairs"][1] == 392  # 16·16 + 16·17/2
+
+
 def test_changing_the_chunk_changes_the_numbers():
     at = open_app(PAGE)
+    version = stage(at)["version"]
     at.number_input(key="am_chunk").set_value(8).run()
     m = _metrics(at)
-    assert m["Chunks"].value == "8"
+    assert m["Chunks"].value == "8" and stage(at)["num_chunks"] == 8 and stage(at)["version"] != version
     assert m["KV bytes read, chunked"].delta == "+350%"  # 8·(1+…+8) = 288 tokens vs 64
     assert m["Attention FLOPs (one head, one layer)"].delta == "same as one pass"
     at.number_input(key="am_n").set_value(128).run()
@@ -39,20 +56,9 @@ def test_changing_the_chunk_changes_the_numbers():
     assert at.query_params["am_n"] in (["128"], "128")
 
 
-def test_stepping_over_chunks():
-    at = open_app(PAGE)
-    assert "Step 0 shows the whole prefill" in texts(at)
-    at.button(key="am_step_next").click().run()
-    at.button(key="am_step_next").click().run()
-    assert at.session_state["am_step"] == 2
-    info = at.info[0].value
-    # Chunk 2 covers queries 16–31 after 16 cached tokens: 16·16 + 16·17/2 = 392 pairs.
-    assert "Chunk 2 of 4" in info and "392 pairs" in info
-    at.button(key="am_step_prev").click().run()
-    assert at.session_state["am_step"] == 1 and "Chunk 1 of 4" in at.info[0].value
-    for _ in range(6):  # past the last chunk the cursor stays put
-        at.button(key="am_step_next").click().run()
-    assert at.session_state["am_step"] == 4 and not at.exception
+def test_an_old_step_link_opens_that_chunk_and_the_end_is_the_check():
+    assert stage(open_app(PAGE, am_step="2"))["start"] == 2
+    assert stage(open_app(PAGE, am_step="99"))["start"] == 5  # clamped: 4 chunks, then "= one causal pass"
 
 
 def test_chunk_longer_than_prompt_is_a_message():
@@ -63,14 +69,16 @@ def test_chunk_longer_than_prompt_is_a_message():
 
 
 def test_out_of_range_url_values_are_reported():
-    at = open_app(PAGE, am_n="0", am_chunk="abc", am_d="7", am_step="99")
+    at = open_app(PAGE, am_n="0", am_chunk="abc", am_d="7", am_step="x")
     warnings = " ".join(w.value for w in at.warning)
-    assert "am_n=" in warnings and "am_chunk=" in warnings and "am_d=" in warnings
-    assert at.number_input(key="am_n").value == 64 and at.session_state["am_step"] == 4  # clamped to the last chunk
+    assert "am_n=" in warnings and "am_chunk=" in warnings and "am_d=" in warnings and "am_step=" in warnings
+    assert at.number_input(key="am_n").value == 64 and stage(at)["start"] == 0
 
 
 def test_chinese_render():
     at = open_app(PAGE, lang="zh", am_step="1")
     assert at.title[0].value == "为什么分块预填充是精确的"
-    assert "第 1/4 个分块" in at.info[0].value
+    assert stage(at)["text"]["readout"] == "第 {k}/{num} 个分块"
     assert "分块数" in [m.label for m in at.metric]
+
+

@@ -1,7 +1,7 @@
 """The attention-math page's parts: the cached demo and real-model costs, and the demo's metric cards.
 pages/attention_page.py only lays them out.
 
-Invariant: the cached demo is shared across reruns, never copied, so it is frozen and its mask read-only.
+Invariant: the cached demo is shared across reruns, never copied, so it is frozen.
 """
 
 from __future__ import annotations
@@ -9,24 +9,19 @@ from __future__ import annotations
 import streamlit as st
 
 from chunkviz.cost.prefill import prefill_cost
-from chunkviz.lessons.attention_math import causal_mask_by_chunk, run_attention_demo
-from ui.attention import charts
+from chunkviz.lessons.attention_math import run_attention_demo
 from ui.fmt import si
 from ui.i18n import t
 
 HEAD_DIMS = (8, 16, 32, 64, 128)
 REAL_PROMPT_TOKENS = 8192
 REAL_CHUNKS = (8192, 2048, 512, 256, 128)
-LABEL_KEYS = ("query", "key", "chunk_no", "chunk_index", "flops_panel", "bytes_panel", "per_chunk", "cumulative",
-              "one_pass", "done", "cached", "fresh", "later")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def demo_of(n: int, d: int, chunk: int):
-    # Shared, not copied per rerun (a step click must stay fast): the demo is frozen and the mask read-only.
-    mask = causal_mask_by_chunk(n, chunk)
-    mask.flags.writeable = False
-    return run_attention_demo(num_tokens=n, head_dim=d, chunk_tokens=chunk), mask
+    # Shared, not copied per rerun: the demo is a frozen dataclass.
+    return run_attention_demo(num_tokens=n, head_dim=d, chunk_tokens=chunk)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -44,8 +39,3 @@ def demo_cards(demo) -> None:
     extra = demo.total_kv_read_bytes / demo.one_pass_kv_read_bytes - 1
     m[2].metric(t("am.kv_read"), si(demo.total_kv_read_bytes, "B"), f"{extra:+.0%}", delta_color="inverse")
     m[3].metric(t("am.num_chunks"), len(demo.chunks))
-
-
-def chart_labels() -> dict[str, str]:
-    labels = {k: t(f"am.lbl.{k}") for k in LABEL_KEYS}
-    return labels | {"mask_title": t("am.mask_title"), "work_title": t("am.work_title")}

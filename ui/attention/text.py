@@ -28,15 +28,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "am.flops_differ": ("differs from one pass", "与整体计算不同"),
     "am.kv_read": ("KV bytes read, chunked", "分块读取的 KV 字节数"),
     "am.num_chunks": ("Chunks", "分块数"),
-    "am.cursor_all": ("Step 0 shows the whole prefill, coloured by the chunk that computes each (query, key) cell. "
-                      "Step k shows chunk k at work.",
-                      "第 0 步展示整个预填充，每个（查询，键）格子按计算它的分块着色；第 k 步展示第 k 个分块的工作。"),
-    "am.cursor_chunk": ("Chunk {k} of {num}: queries {start}–{end} read {cached} cached keys and values and compute a "
-                        "{c}×{c} causal triangle of their own: {pairs} pairs, {flops} FLOPs, {bytes} of KV read.",
-                        "第 {k}/{num} 个分块：查询 {start}–{end} 读取 {cached} 个已缓存的 K/V，再计算自己 {c}×{c} 的"
-                        "因果三角：共 {pairs} 对，{flops} FLOPs，读取 KV {bytes}。"),
-    "am.mask_title": ("Causal mask: which chunk computes each cell", "因果掩码：每个格子由哪个分块计算"),
-    "am.work_title": ("Work per chunk against one pass", "每个分块的工作量与整体计算对比"),
     "am.real_title": ("On a real model", "在真实模型上"),
     "am.real_lesson": (
         "The same sums with the cost model, for one {n}-token prompt on {model} and {gpu} with nothing else in the "
@@ -58,17 +49,4 @@ TEXTS: dict[str, tuple[str, str]] = {
                      "the step terms, including {overhead:.0f} ms of fixed overhead per step.",
                      "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 Roofline 项之和，含每步 "
                      "{overhead:.0f} 毫秒的固定开销。"),
-    "am.lbl.query": ("query token", "查询 token"),
-    "am.lbl.key": ("key token", "键 token"),
-    "am.lbl.chunk_no": ("chunk", "分块"),
-    "am.lbl.chunk_index": ("chunk index", "分块序号"),
-    "am.lbl.flops_panel": ("attention FLOPs", "注意力 FLOPs"),
-    "am.lbl.bytes_panel": ("KV bytes read", "读取的 KV 字节"),
-    "am.lbl.per_chunk": ("per chunk", "每个分块"),
-    "am.lbl.cumulative": ("running total", "累计"),
-    "am.lbl.one_pass": ("one pass", "整体计算"),
-    "am.lbl.done": ("earlier chunks (done)", "之前的分块（已完成）"),
-    "am.lbl.cached": ("this chunk reads cached K/V", "本分块读取缓存的 K/V"),
-    "am.lbl.fresh": ("this chunk's own causal triangle", "本分块自己的因果三角"),
-    "am.lbl.later": ("later chunks", "之后的分块"),
 }

@@ -12,7 +12,9 @@ from chunkviz.simulator.trace import Trace
 from ui.chapters.charts_lanes import EngineRow, Note, lanes_figure
 from ui.chapters.chat import chat_windows
 from ui.chapters.common import Cursor, chapter_chart, engine_label, is_present, predict_then_reveal
-from ui.i18n import t
+from ui.i18n import current_lang, t
+from ui.offline import view_html
+from ui.offline_download import download_view
 from ui.page_common import lane_labels
 
 
@@ -78,3 +80,12 @@ def draw_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor, chats: bool =
             chat_windows(trace, cur.time_s, engine_label(policy))
     preset = t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}"))
     st.caption(t("chx.cursor", ms=cur.time_s * 1e3) + " · " + preset)
+    download_lanes(ch, traces, cur)
+
+
+def download_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor) -> None:
+    """"Download this view": the chapter's engines in the timeline component, opening at the chapter's cursor."""
+    runs = [(engine_label(p), tr) for p, tr in traces.items()]
+    lang = current_lang()
+    download_view(lambda: view_html("timeline", lang, runs=runs, t0_ms=cur.time_s * 1e3),
+                  f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")

@@ -1,5 +1,5 @@
-"""The paged-KV-cache page's parts: its controls, the cached derived data, the metric cards and the step view.
-pages/kv_cache_page.py only lays them out.
+"""The paged-KV-cache page's parts: its controls, the cached derived data and the metric cards (the steps are drawn
+by the KV stage, ui/kv/stage.py). pages/kv_cache_page.py only lays them out.
 
 Invariant: every widget keeps the key (and so the URL parameter) the page has always used (kv_*).
 """
@@ -14,18 +14,11 @@ from chunkviz.analysis.metrics import Metrics, summarize
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.config import ALLOCATION_NAMES, EVICTION_NAMES, CacheConfig
 from chunkviz.lessons.kv_view import (BLOCK_SIZES, KV_SCENARIOS, MAX_BLOCKS, MAX_REQUESTS, MIN_BLOCKS, MIN_REQUESTS,
-                                      TEACHING_MAX_MODEL_LEN_TOKENS, event_steps, grid_cells, kv_scenario,
-                                      memory_series, table_rows)
+                                      TEACHING_MAX_MODEL_LEN_TOKENS, kv_scenario, memory_series)
 from chunkviz.simulator.trace import Trace
-from ui.kv import charts
-from ui.kv.explain import explain_step
-from ui.i18n import current_lang, labeler, t
+from ui.i18n import labeler, t
 from ui.page_common import base_scenario, definitions, finite
-from ui.kv.text import table_records
 from ui.url_state import choice, choice_parser, number, publish, seed, stepped_choice
-
-# Jump buttons: (text key suffix, event kind whose next step they seek).
-JUMPS = (("hit", "PrefixHit"), ("cow", "CopyOnWrite"), ("evict", "Evicted"), ("preempt", "Preempted"))
 
 
 def kv_controls() -> tuple[Scenario, Scenario, bool]:
@@ -52,10 +45,9 @@ def kv_controls() -> tuple[Scenario, Scenario, bool]:
 # A scenario determines its trace, so the scenarios alone key this cache (the traces are passed along, unhashed).
 @st.cache_resource(max_entries=32, show_spinner=False)
 def derived(scenario, other, _trace, _other_trace):
-    """(event steps per jump kind, the memory series, metrics of the run, metrics of the other run)."""
-    steps = {kind: event_steps(_trace, kind) for _, kind in JUMPS}
+    """(the memory series, metrics of the run, metrics of the other run)."""
     series = memory_series(_trace, scenario.requests(), scenario.model.max_model_len_tokens)
-    return steps, series, summarize(_trace), summarize(_other_trace)
+    return series, summarize(_trace), summarize(_other_trace)
 
 
 def _ms(m: Metrics) -> str:
@@ -77,31 +69,3 @@ def kv_metric_cards(trace: Trace, m: Metrics, on: Metrics, off: Metrics) -> None
                    help=t("kv.m.ttft_help") + "  \n" + definitions("ttft"),
                    delta_color="off" if gain_ms is not None and abs(gain_ms) < 0.05 else "inverse")
     cols[5].metric(t("kv.m.ttft_off"), _ms(off))
-
-
-def kv_step_view(trace: Trace, cursor: int, labels: dict[str, str]) -> None:
-    """The block grid, the free queue, the block tables and the step's explanation at `cursor`."""
-    record = trace.steps[cursor]
-    cells = grid_cells(record.snapshot, trace.num_gpu_blocks)
-    st.plotly_chart(charts.grid_figure(cells, t("kv.grid_title", step=cursor), labels), width="stretch",
-                    key="kv_grid")
-    st.caption(t("kv.grid_caption"))
-    st.markdown(f"**{t('kv.free_title')}**")
-    if record.snapshot.free_queue_head:
-        st.plotly_chart(charts.free_queue_figure(record.snapshot.free_queue_head, cells, labels), width="stretch",
-                        key="kv_free")
-    else:
-        st.info(t("kv.free_none"))
-    left, right = st.columns([3, 2])
-    with left:
-        st.markdown(f"**{t('kv.tables_title')}**")
-        rows = table_rows(record.snapshot)
-        if rows:
-            st.dataframe(table_records(rows), hide_index=True, width="stretch",
-                         height=min(38 + 35 * len(rows), 360), key="kv_tables")
-            st.caption(t("kv.tables_caption"))
-        else:
-            st.info(t("kv.tables_none"))
-    with right, st.expander(t("explain.title"), expanded=True):
-        for line in explain_step(record, trace.budget_tokens, current_lang()):
-            st.write(line)

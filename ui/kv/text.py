@@ -61,25 +61,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kv.m.ttft_help": ("Mean time to first token with prefix caching on and off (both are simulated); the delta "
                        "compares on with off.",
                        "开启和关闭前缀缓存时的平均首字延迟（两种都模拟了）；差值是开启相对关闭。"),
-    "kv.jump.hit": ("prefix hit", "前缀命中"),
     "kv.ms": ("{v} ms", "{v} 毫秒"),
-    "kv.jump.cow": ("CoW", "写时复制"),
-    "kv.jump.evict": ("eviction", "淘汰"),
-    "kv.jump.preempt": ("preemption", "抢占"),
-    "kv.grid_title": ("Physical blocks after step {step}", "第 {step} 步之后的物理块"),
-    "kv.grid_caption": ("Colour = the request that owns a block (the oldest, when several share it); R3 = request "
-                        "3, ×N = ref count, ● = holds a cached prefix key. Hover a cell for details.",
-                        "颜色 = 拥有该块的请求（多个请求共享时取最早的那个）；R3 = 请求 3，×N = 引用计数，"
-                        "● = 存有缓存的前缀键。把鼠标移到格子上看详情。"),
-    "kv.free_title": ("Free queue: reused first on the left", "空闲队列：最左边的最先被复用"),
-    "kv.free_none": ("No free block: the next allocation must preempt.", "没有空闲块：下一次分配只能抢占。"),
-    "kv.tables_title": ("Block tables of the running sequences", "运行中序列的块表"),
-    "kv.tables_none": ("No sequence holds blocks after this step.", "这一步之后没有序列持有块。"),
-    "kv.tables_caption": ("\\* = shared: another table holds the same block.", "\\* = 共享：另一张块表也持有这个块。"),
-    "kv.col.seq": ("sequence", "序列"),
-    "kv.col.tokens": ("KV tokens", "KV token 数"),
-    "kv.col.blocks": ("physical blocks (logical order)", "物理块（按逻辑顺序）"),
-    "kv.col.num": ("blocks", "块数"),
     "kv.mem_title": ("Paged vs contiguous memory over time", "分页与连续分配的显存随时间变化"),
     "kv.mem_caption": (
         "The contiguous lines replay the same running sequences in one address space as large as the paged cache, "
@@ -97,18 +79,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{max_len} (max_model_len reserved).",
         "如果 {n} 个序列同时到达，这个缓存能容纳：分页方式 {paged_prompts} 个（只算提示词，即准入时）或 {paged_full} 个"
         "（每个都到最大长度）；连续方式 {exact} 个（预留提示词 + 输出）或 {max_len} 个（预留 max_model_len）。"),
-    "kv.lbl.empty": ("free, empty", "空闲·空"),
-    "kv.lbl.cached": ("free, cached (●)", "空闲·有缓存（●）"),
-    "kv.lbl.used": ("in use", "使用中"),
-    "kv.lbl.block": ("block", "块"),
-    "kv.lbl.owners": ("owners", "持有者"),
-    "kv.lbl.ref": ("ref count", "引用计数"),
-    "kv.lbl.key": ("key", "键"),
-    "kv.lbl.filled": ("tokens filled", "已填 token"),
-    "kv.lbl.free_pos": ("free-queue position", "空闲队列位置"),
-    "kv.lbl.none": ("–", "–"),
-    "kv.lbl.row": ("blocks", "块"),
-    "kv.lbl.queue_pos": ("position in the free queue (0 = reused next)", "在空闲队列中的位置（0 = 下一个被复用）"),
     "kv.lbl.step": ("engine step", "引擎步骤"),
     "kv.lbl.tokens": ("KV tokens", "KV token 数"),
     "kv.lbl.seqs": ("sequences held", "持有的序列数"),
@@ -120,8 +90,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kv.lbl.running": ("paged, running", "分页，运行中"),
 }
 
-_LABEL_KEYS = ("empty", "cached", "used", "block", "owners", "ref", "key", "filled", "free_pos", "none", "row",
-               "queue_pos", "step", "tokens", "seqs", "capacity", "max_len", "exact", "paged", "used_kv", "running")
+_LABEL_KEYS = ("step", "tokens", "seqs", "capacity", "max_len", "exact", "paged", "used_kv", "running")
 
 
 def rejection_markdown(rejected: tuple[tuple[int, str], ...], limit: int = 6) -> str:
@@ -129,14 +98,6 @@ def rejection_markdown(rejected: tuple[tuple[int, str], ...], limit: int = 6) ->
     lines = [t("kv.rejected", n=len(rejected)), ""]
     lines += [f"- {t('kv.rejected_line', rid=rid, reason=reason)}" for rid, reason in rejected[:limit]]
     return "\n".join(lines + (["- …"] if len(rejected) > limit else []))
-
-
-def table_records(rows) -> list[dict[str, object]]:
-    """Block tables as dataframe rows; a shared block (ref count > 1) gets a star."""
-    return [{t("kv.col.seq"): f"R{r.request_id}" + (f".{r.sample_index}" if r.sample_index else ""),
-             t("kv.col.tokens"): f"{r.computed_tokens} / {r.total_tokens}", t("kv.col.num"): len(r.block_ids),
-             t("kv.col.blocks"): ", ".join(f"{b}*" if b in r.shared_block_ids else str(b) for b in r.block_ids)}
-            for r in rows]
 
 
 def chart_labels() -> dict[str, str]:

@@ -1,5 +1,5 @@
-"""The page-replacement page's parts: cached runs, the reference-string input with its preset callbacks, the
-rule controls and the step view. pages/paging_page.py only lays them out.
+"""The page-replacement page's parts: cached runs, the reference-string input with its preset callbacks and the
+rule controls (the stepping lives in the browser stage, stage.py). pages/paging_page.py only lays them out.
 
 Invariant: every widget keeps the key (and so the URL parameter) the page has always used (pr_*); a bad reference
 string never stops the page: the last good one (or the preset) is shown with the error.
@@ -10,21 +10,13 @@ from __future__ import annotations
 import streamlit as st
 
 from chunkviz.errors import InputError
-from chunkviz.lessons.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, PagingStep, parse_refs, simulate_paging
-from chunkviz.lessons.paging_bridge import (REF_PRESETS, compare_algorithms, counts_at, kv_hit_rate_curves,
-                                            preset_refs, refs_text, slot_grid, visible_window)
-from ui.paging import charts
+from chunkviz.lessons.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, parse_refs
+from chunkviz.lessons.paging_bridge import REF_PRESETS, compare_algorithms, kv_hit_rate_curves, preset_refs, refs_text
 from ui.i18n import labeler, t
 from ui.plain import md_escape
-from ui.paging.text import log_rows, order_markdown, reason
 from ui.url_state import choice, choice_parser, int_parser, publish, seed, stepped_choice, widget_key
 
 ss = st.session_state
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def run(alg: str, refs: tuple[int, ...], frames: int, bit: bool, tie: str):
-    return simulate_paging(alg, refs, frames, clock_ref_bit_on_load=bit, lfu_tie_break=tie)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -50,6 +42,12 @@ def _pick_preset(box_key: str) -> None:
 
 def _reseed() -> None:
     ss["pr_preset"] = "random"
+    _load_preset()
+
+
+def load_belady() -> None:
+    """The stage's "load Belady's string" button (a callback, so before the widgets are drawn)."""
+    ss["pr_preset"] = "belady"
     _load_preset()
 
 
@@ -96,27 +94,3 @@ def rule_controls() -> tuple[str, int, bool, str]:
     if alg == "clock":
         st.caption(t("pr.clock_bit_help"))
     return alg, frames, bit, tie
-
-
-def step_view(alg: str, steps: tuple[PagingStep, ...], refs: tuple[int, ...], frames: int, cursor: int,
-              labels: dict[str, str]) -> None:
-    """Running counts, why the last reference hit or missed, the slot grid, the order view and the log."""
-    count, total = counts_at(steps, cursor), counts_at(steps, len(steps))
-    m = st.columns(4)
-    m[0].metric(t("pr.m.faults"), count.faults)
-    m[1].metric(t("pr.m.hits"), count.hits)
-    m[2].metric(t("pr.m.ratio"), "–" if count.hit_ratio is None else f"{count.hit_ratio:.0%}")
-    m[3].metric(t("pr.m.total"), total.faults)
-    step = steps[cursor - 1] if cursor else None
-    if step is None:
-        st.info(t("pr.why_start", page=refs[0]))
-    else:
-        why = reason(step.reason_code, step.reason, step.page, step.victim)
-        (st.success if step.is_hit else st.info)(t("pr.why", n=cursor, page=step.page, reason=why))
-    left, right = st.columns([4, 1])
-    first, last = visible_window(len(refs), cursor)
-    grid = slot_grid(steps, frames, cursor, first, last)
-    left.plotly_chart(charts.slot_grid_figure(grid, refs, cursor, labels), width="stretch", key="pr_grid")
-    right.markdown(order_markdown(alg, step))
-    with st.expander(t("pr.log")):
-        st.dataframe(log_rows(steps[:cursor]), hide_index=True, width="stretch")

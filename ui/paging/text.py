@@ -1,13 +1,10 @@
-"""Texts of the page-replacement page (English, 中文), the label dict its charts take, and the few lines of text
-it builds from a step (the order list, the step log, the anomaly sentence) in the current language."""
+"""Texts of the page-replacement page (English, 中文), the label dict its charts take, and the anomaly sentence
+(the stepping stage's texts are in text_stage.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from chunkviz.lessons.paging import PagingStep
 from chunkviz.lessons.paging_bridge import AlgorithmCurves
-from ui.i18n import all_keys, t
+from ui.i18n import t
 
 TEXTS: dict[str, tuple[str, str]] = {
     "pr.title": ("Page replacement: what goes back to the storeroom?", "页面置换：哪一盒料该送回储藏间？"),
@@ -48,44 +45,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "pr.lfu_tie.lru": ("the page used least recently", "最久未使用的页面"),
     "pr.bad_refs": ("Cannot read this reference string: {error}. Still showing: {refs}",
                     "无法解析这个引用串：{error}。仍在显示：{refs}"),
-    "pr.jump_fault": ("fault", "缺页"),
-    "pr.jump_hit": ("hit", "命中"),
-    "pr.m.faults": ("Faults so far", "目前缺页"),
-    "pr.m.hits": ("Hits so far", "目前命中"),
-    "pr.m.ratio": ("Hit ratio so far", "目前命中率"),
-    "pr.m.total": ("Faults over the whole string", "整串的缺页总数"),
-    "pr.why_start": ("Nothing referenced yet. Press Next (or →) to reference page {page}.",
-                     "还没有引用任何页面。按“下一步”（或 →）引用页面 {page}。"),
-    "pr.why": ("Reference #{n} (page {page}) — {reason}", "第 {n} 个引用（页面 {page}）—— {reason}"),
-    "pr.reason.hit": ("hit: {page} already in memory", "命中：页面 {page} 已在内存中"),
-    "pr.reason.load_free": ("miss: load {page} into a free frame", "缺页：把页面 {page} 装入一个空闲页框"),
-    "pr.reason.evict_fifo": ("miss: evict {victim}, loaded first", "缺页：淘汰页面 {victim}，它最早装入"),
-    "pr.reason.evict_lru": ("miss: evict {victim}, used least recently", "缺页：淘汰页面 {victim}，它最久没被使用"),
-    "pr.reason.evict_opt": ("miss: evict {victim}, next used furthest in future",
-                            "缺页：淘汰页面 {victim}，它下一次被用到的时间最远"),
-    "pr.reason.evict_opt_never": ("miss: evict {victim}, never used again", "缺页：淘汰页面 {victim}，之后再也用不到"),
-    "pr.reason.evict_clock": ("miss: evict {victim}, first page the hand found with R=0",
-                              "缺页：淘汰页面 {victim}，它是指针遇到的第一个 R=0 的页面"),
-    "pr.reason.evict_lfu": ("miss: evict {victim}, used least often", "缺页：淘汰页面 {victim}，它被使用的次数最少"),
-    "pr.order.fifo": ("FIFO queue (next out first)", "FIFO 队列（最先出队的在前）"),
-    "pr.order.lru": ("Recency (least recent first)", "使用先后（最久未用的在前）"),
-    "pr.order.opt": ("Next use (furthest first)", "下一次使用（最远的在前）"),
-    "pr.order.clock": ("Clock ring from the hand (at frame {hand})", "从指针开始的时钟环（指针在页框 {hand}）"),
-    "pr.order.lfu": ("Use counts (lowest first)", "使用次数（最少的在前）"),
-    "pr.item.fifo": ("page {page} · loaded at #{v}", "页面 {page} · 第 {v} 个引用时装入"),
-    "pr.item.lru": ("page {page} · last used at #{v}", "页面 {page} · 最近一次在第 {v} 个引用"),
-    "pr.item.opt": ("page {page} · needed again in {v} refs", "页面 {page} · 再过 {v} 个引用会用到"),
-    "pr.item.opt_never": ("page {page} · never needed again", "页面 {page} · 之后不再用到"),
-    "pr.item.clock": ("page {page} · R={v}", "页面 {page} · R={v}"),
-    "pr.item.lfu": ("page {page} · used {v}×", "页面 {page} · 用了 {v} 次"),
-    "pr.order.empty": ("*Memory is still empty.*", "*内存还是空的。*"),
-    "pr.order.next": ("first in line to go", "排在最前，下一个被淘汰"),
-    "pr.log": ("Every step so far", "到目前为止的每一步"),
-    "pr.col.n": ("#", "序号"),
-    "pr.col.page": ("page", "页面"),
-    "pr.col.result": ("result", "结果"),
-    "pr.col.frames": ("frames after", "之后的页框"),
-    "pr.col.why": ("why", "原因"),
     "pr.compare_head": ("Same string, all five algorithms", "同一个引用串，五种算法"),
     "pr.compare_note": (
         "OPT is the floor no real algorithm can beat, because it needs the future. LRU and OPT never fault more "
@@ -121,18 +80,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "while FIFO lets them age out and computes them again.",
         "每个请求都以同一段系统提示词开头：即使缓存很小，LRU 和 LFU 也能留住这些热门块，FIFO 却让它们按时间“过期”，"
         "只好重新计算。"),
-    "pr.lbl.frame": ("frame {n}", "页框 {n}"),
-    "pr.lbl.result": ("hit / miss", "命中 / 缺页"),
-    "pr.lbl.victim": ("evicted", "被淘汰"),
-    "pr.lbl.page": ("page", "页面"),
-    "pr.lbl.hit": ("hit", "命中"),
-    "pr.lbl.miss": ("miss", "缺页"),
     "pr.lbl.kind_loaded": ("loaded on a miss", "缺页时装入"),
     "pr.lbl.kind_hit_page": ("the page hit", "被命中的页面"),
     "pr.lbl.kind_resident": ("already in memory", "已在内存中"),
     "pr.lbl.kind_miss": ("miss", "缺页"),
     "pr.lbl.kind_victim": ("evicted page", "被淘汰的页面"),
-    "pr.lbl.refs_axis": ("reference string (one column per reference)", "引用串（每列一个引用）"),
     "pr.lbl.faults": ("page faults", "缺页次数"),
     "pr.lbl.bar_title": ("Faults with {n} frames", "{n} 个页框时的缺页次数"),
     "pr.lbl.curve_title": ("Faults as memory grows", "内存变大时的缺页次数"),
@@ -148,42 +100,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "pr.lbl.alg_lfu": ("LFU", "LFU"),
 }
 
-_LABELS = ("frame", "result", "victim", "page", "hit", "miss", "kind_loaded", "kind_hit_page", "kind_resident",
-           "kind_miss", "kind_victim", "refs_axis", "faults", "bar_title", "curve_title", "frames_axis", "anomaly",
-           "ceiling", "capacity_axis", "hit_rate_axis", "alg_fifo", "alg_lru", "alg_opt", "alg_clock", "alg_lfu")
+_LABELS = ("faults", "bar_title", "curve_title", "frames_axis", "anomaly", "ceiling", "capacity_axis", "hit_rate_axis",
+           "alg_fifo", "alg_lru", "alg_opt", "alg_clock", "alg_lfu")
 
 
 def chart_labels() -> dict[str, str]:
     """Chart labels in the current language; templates with fields ({n}, {alg}) are left for the chart to fill."""
     return {k: t(f"pr.lbl.{k}") for k in _LABELS}
-
-
-def reason(code: str, english: str, page: int, victim: int | None) -> str:
-    """A step's reason in the current language, or the engine's English line for a code with no translation."""
-    key = f"pr.reason.{code}"
-    return t(key, page=page, victim=victim) if key in all_keys() else english
-
-
-
-def order_markdown(alg: str, step: PagingStep | None) -> str:
-    """The algorithm's own view of memory (queue, recency, next use, clock bits, counts), next candidate first."""
-    if step is None:
-        return t("pr.order.empty")
-    lines = [f"**{t(f'pr.order.{alg}', hand=(step.hand or 0) + 1)}**", ""]
-    for k, (page, value) in enumerate(zip(step.order, step.order_values)):
-        key = "opt_never" if alg == "opt" and value is None else alg
-        shown = value + 1 if alg in ("fifo", "lru") and value is not None else value  # indices are 0-based
-        note = f" ← *{t('pr.order.next')}*" if k == 0 and alg != "clock" else ""  # Clock skips R=1 pages
-        lines.append(f"{k + 1}. {t(f'pr.item.{key}', page=page, v=shown)}{note}")
-    return "\n".join(lines)
-
-
-def log_rows(steps: Sequence[PagingStep]) -> list[dict[str, object]]:
-    """One table row per step: number, page, hit or miss, the frames after it, and why."""
-    return [{t("pr.col.n"): s.index + 1, t("pr.col.page"): s.page,
-             t("pr.col.result"): t("pr.lbl.hit") if s.is_hit else t("pr.lbl.miss"),
-             t("pr.col.frames"): " ".join("·" if p is None else str(p) for p in s.frames),
-             t("pr.col.why"): reason(s.reason_code, s.reason, s.page, s.victim)} for s in steps]
 
 
 def anomaly_markdown(curves: AlgorithmCurves) -> str:

@@ -1,0 +1,189 @@
+// chunkviz stage player: the controls every stepped lesson shares (first / prev / play / next / last, speed in
+// steps per second, a scrub bar, bookmarks), the keys (← → Home End Space), the play loop and the cursor in the URL.
+// A stage module is this file followed by its own code (ui/paging/stage.js, ui/attention/stage.js): it builds a
+// StagePlayer and draws in `draw(cursor)`. Nothing here talks to the server.
+// Invariant: the cursor is an integer in [0, positions - 1]; play shows every position (at most one per frame),
+// so a step is never skipped; the URL parameter is rewritten only while not playing.
+
+const STAGE_STATE = (window.__cvStageState = window.__cvStageState || {});  // per key: survives re-mounts
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function fill(template, fields) {
+  return String(template).replace(/\{(\w+)\}/g, (_, k) => (k in fields && fields[k] !== null ? fields[k] : "{" + k + "}"));
+}
+
+function fmtNum(v, digits) {
+  return Number(v).toLocaleString("en-US", { minimumFractionDigits: digits || 0, maximumFractionDigits: digits || 0 });
+}
+
+class StagePlayer {
+  // opts: key, version, positions, start, url_param, speeds (steps/s), default_speed (index), text {first, prev,
+  // next, last, play, pause, speed, scrub, keys}, draw(cursor) -> readout text.
+  constructor(root, opts) {
+    this.o = opts; this.key = opts.key; this.root = root;
+    const saved = STAGE_STATE[this.key] || {};
+    const start = saved.cursor !== undefined ? saved.cursor : opts.start;
+    this.cursor = this.clamp(start);
+    this.speed = saved.speed ?? opts.default_speed;
+    this.playing = false; this.acc = 0; this.last = 0;
+    this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastShown = null;
+    this.box = el("div", "cv stage"); this.box.tabIndex = 0;
+    this.box.addEventListener("pointerdown", () => { window.__cvTimelineActive = this.key; });
+    this.box.appendChild(this.controls());
+    this.marks = el("div", "marks"); this.box.appendChild(this.marks);
+    this.body = el("div", "body"); this.box.appendChild(this.body);
+    root.appendChild(this.box);
+    // Never shrink: a step with a shorter text must not pull the page up (the buttons would move under the
+    // pointer, and Streamlit would re-lay out the page on every step). Observed after layout, so a draw forces none.
+    this.minHeight = 0;
+    // The width is read here too (never in a draw, where reading it would force a layout on every step); a new
+    // width redraws, since the stage fits its columns to it.
+    this.width = 0;
+    this.sizer = new ResizeObserver((entries) => {
+      const box = entries[0].borderBoxSize?.[0], h = Math.ceil(box?.blockSize ?? this.box.offsetHeight);
+      const w = Math.floor(box?.inlineSize ?? this.box.clientWidth);
+      if (h > this.minHeight) { this.minHeight = h; this.box.style.minHeight = h + "px"; }
+      if (w !== this.width) { this.width = w; this.draw(); }
+    });
+    this.sizer.observe(this.box);
+  }
+
+  t(name) { return this.o.text[name] || name; }
+
+  clamp(c) { return Math.min(Math.max(Math.round(Number(c) || 0), 0), this.o.positions - 1); }
+
+  controls() {
+    const bar = el("div", "bar");
+    const btn = (label, title, fn, cls) => {
+      const b = el("button", cls || "", label); b.title = title; b.setAttribute("aria-label", title);
+      b.onclick = fn; bar.appendChild(b); return b;
+    };
+    btn("|◀", this.t("first"), () => this.jumpTo(0), "first");
+    btn("◀", this.t("prev"), () => this.stepBy(-1), "prev");
+    this.playBtn = btn(this.t("play"), this.t("play"), () => this.toggle(), "play");
+    btn("▶", this.t("next"), () => this.stepBy(1), "next");
+    btn("▶|", this.t("last"), () => this.jumpTo(this.o.positions - 1), "last");
+    this.speedSel = el("select", "speed"); this.speedSel.title = this.t("speed");
+    this.o.speeds.forEach((s, i) => { const o = el("option", "", fill(this.t("speed"), { n: s })); o.value = i; this.speedSel.appendChild(o); });
+    this.speedSel.value = this.speed;
+    this.speedSel.onchange = () => { this.speed = +this.speedSel.value; this.save(); };
+    bar.appendChild(this.speedSel);
+    this.readout = el("span", "readout"); bar.appendChild(this.readout);
+    const wrap = el("div", "controls"); wrap.appendChild(bar);
+    this.scrub = el("input", "scrub"); this.scrub.type = "range"; this.scrub.min = 0;
+    this.scrub.max = this.o.positions - 1; this.scrub.step = 1; this.scrub.setAttribute("aria-label", this.t("scrub"));
+    this.scrub.oninput = () => { this.pause(); this.cursor = this.clamp(this.scrub.value); this.draw(); this.saveUrlSoon(); };
+    wrap.appendChild(this.scrub);
+    return wrap;
+  }
+
+  // A bookmark: a button that runs `fn` (usually a jump); `cls` marks special ones for tests and styles.
+  addMark(label, title, fn, cls) {
+    const b = el("button", "mark" + (cls ? " " + cls : ""), label); b.title = title || label;
+    b.onclick = () => { this.pause(); fn(); };
+    this.marks.appendChild(b); return b;
+  }
+
+  save() { STAGE_STATE[this.key] = { version: this.o.version, cursor: this.cursor, speed: this.speed }; }
+
+  saveUrlSoon() {
+    this.save();
+    clearTimeout(this.urlTimer);
+    if (this.playing) return;
+    this.urlTimer = setTimeout(() => {
+      const u = new URL(window.location.href);
+      u.searchParams.set(this.o.url_param, String(this.cursor));
+      window.history.replaceState(window.history.state, "", u.toString());
+    }, 250);
+  }
+
+  stepBy(n) { this.pause(); this.cursor = this.clamp(this.cursor + n); this.draw(); this.saveUrlSoon(); }
+
+  jumpTo(c) { this.pause(); this.cursor = this.clamp(c); this.draw(); this.saveUrlSoon(); }
+
+  toggle() { if (this.playing) this.pause(); else this.play(); }
+
+  play() {
+    if (this.cursor >= this.o.positions - 1) this.cursor = 0;
+    this.playing = true; this.acc = 0; this.last = performance.now();
+    this.playBtn.textContent = this.t("pause"); this.playBtn.classList.add("on");
+    this.draw();
+    const tick = (now) => {
+      if (!this.playing) return;
+      // At most one position per frame, so none is skipped; the remainder carries over (capped below 2).
+      this.acc = Math.min(this.acc + (Math.min(now - this.last, 250) * this.o.speeds[this.speed]) / 1000, 1.999);
+      this.last = now;
+      if (this.acc >= 1) { this.acc -= 1; this.cursor = this.clamp(this.cursor + 1); this.draw(); }
+      if (this.cursor >= this.o.positions - 1) { this.pause(); return; }
+      this.raf = requestAnimationFrame(tick);
+    };
+    this.raf = requestAnimationFrame(tick);
+  }
+
+  pause() {
+    if (!this.playing) return;
+    this.playing = false; cancelAnimationFrame(this.raf);
+    this.playBtn.textContent = this.t("play"); this.playBtn.classList.remove("on");
+    this.box.dataset.playing = "0";
+    this.saveUrlSoon();
+  }
+
+  draw() {
+    const text = this.o.draw(this.cursor);
+    this.draws++;
+    if (this.cursor !== this.lastShown) {
+      if (this.playing && this.lastShown !== null && this.cursor > this.lastShown + 1) this.dropped += this.cursor - this.lastShown - 1;
+      this.stepsShown++; this.lastShown = this.cursor;
+    }
+    this.scrub.value = this.cursor;
+    this.readout.textContent = text;
+    const ds = this.box.dataset;
+    ds.cursor = this.cursor; ds.draws = this.draws; ds.stepsShown = this.stepsShown; ds.dropped = this.dropped;
+    ds.playing = this.playing ? "1" : "0";
+  }
+
+  onKey(ev) {
+    const active = window.__cvTimelineActive;
+    if (active !== undefined && active !== this.key && document.querySelector(".st-key-" + active)) return;
+    const target = ev.composedPath()[0];
+    const tag = target && target.tagName;
+    const ours = this.box.contains(target);
+    const role = target && target.getAttribute && target.getAttribute("role");
+    if (tag === "SELECT") return;  // a speed menu keeps its arrow keys
+    const widget = ["slider", "spinbutton", "listbox", "combobox", "option", "radio", "textbox", "tab"].includes(role);
+    if (!ours && (widget || tag === "INPUT" || tag === "TEXTAREA" || (target && target.isContentEditable))) return;
+    if (ours && tag === "INPUT" && (ev.key === "ArrowLeft" || ev.key === "ArrowRight")) { ev.preventDefault(); }
+    const map = { ArrowRight: () => this.stepBy(1), ArrowLeft: () => this.stepBy(-1), Home: () => this.jumpTo(0),
+                  End: () => this.jumpTo(this.o.positions - 1), " ": () => this.toggle() };
+    const fn = map[ev.key];
+    if (!fn || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    ev.preventDefault(); ev.stopPropagation(); fn();
+  }
+
+  destroy() { this.pause(); clearTimeout(this.urlTimer); this.sizer.disconnect(); this.save(); this.box.remove(); }
+}
+
+// Mount a stage: keep it on reruns that send the same data (same version), else rebuild; wire keys and resize.
+function mountStage(component, defaultKey, build) {
+  const { data, parentElement, key } = component;
+  const host = parentElement, k = key || defaultKey;
+  if (host.__cvStage && host.__cvStage.o.version === data.version) { host.__cvStage.saveUrlSoon(); return () => {}; }
+  if (host.__cvStage) host.__cvStage.destroy();
+  const saved = STAGE_STATE[k];  // a new setting keeps the cursor where the user left it (clamped), as the timeline
+  const player = build(host, data, k, component);
+  host.__cvStage = player;
+  player.draw();
+  if (saved && saved.cursor !== undefined) player.saveUrlSoon();
+  const onKey = (ev) => player.onKey(ev);
+  const onResize = () => player.draw();
+  window.addEventListener("keydown", onKey, true);
+  window.addEventListener("resize", onResize);
+  player.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };
+  return () => { if (host.__cvStage === player) { player.unlisten(); player.destroy(); host.__cvStage = null; } };
+}
