@@ -199,6 +199,7 @@ def test_cli_paging_and_attention_views(tmp_path):
     (["--qps", "-3"], "qps must be in"),
     (["--num-requests", "many"], "argument --num-requests: invalid int value"),
     (["--compare", "fifo"], "argument --compare: invalid choice"),
+    (["--deployment", "disagg"], "export-html draws one engine on one GPU"),
 ])
 def test_cli_bad_flags_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
     out = tmp_path / "x.html"

@@ -22,9 +22,7 @@ from chunkviz.cli.simulate import add_scenario_flags, scenario_from_args
 from chunkviz.errors import InputError
 from chunkviz.lessons.kv_view import KV_SCENARIOS, MAX_BLOCKS, MAX_REQUESTS, MIN_BLOCKS, MIN_REQUESTS, kv_scenario
 from chunkviz.lessons.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, check_frames, parse_refs
-from chunkviz.simulator.engine import knob_notes, resolve_knobs
-from chunkviz.simulator.kv.setup import num_gpu_blocks
-from chunkviz.simulator.policies.registry import POLICY_NAMES, policy_entry
+from chunkviz.simulator.policies.registry import BASELINE_POLICY, POLICY_NAMES, policy_entry
 from chunkviz.simulator.trace import Trace
 
 # The views (ui/offline.py's EXPORTS has the same keys; a test checks it).
@@ -59,7 +57,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--view", choices=VIEWS, default="timeline", help="which lesson view the file plays")
     p.add_argument("--out", type=Path, required=True, help="the HTML file to write")
     p.add_argument("--lang", choices=LANGS, default="en", help="the language of every text in the file")
-    p.add_argument("--compare", choices=(*POLICY_NAMES, "none"), default="monolithic",
+    p.add_argument("--compare", choices=(*POLICY_NAMES, "none"), default=BASELINE_POLICY,
                    help="timeline: the engine drawn above --policy's on the same workload (none: one engine)")
     p.add_argument("--no-prefix-caching", dest="enable_prefix_caching", action="store_false",
                    help="kv: turn prefix caching off (the kv view opens with it on, as /kv does)")
@@ -99,11 +97,13 @@ def with_policy(scenario: Scenario, policy: str) -> Scenario:
 
 
 def _run(scenario: Scenario) -> Trace:
-    config = scenario.sim_config()
-    blocks = num_gpu_blocks(config)
-    for note in knob_notes(config, resolve_knobs(config, blocks), blocks):
+    if scenario.deployment is not None:  # a view draws one engine on one GPU; a deployment has several
+        raise InputError("export-html draws one engine on one GPU: --deployment and its flags are for simulate, "
+                         "sweep and capacity")
+    trace = run_scenario(scenario)
+    for note in trace.knob_notes:  # resolved once, by the run itself (Trace.knob_notes)
         sys.stderr.write(f"chunkviz export-html: note: {note}\n")
-    return run_scenario(scenario)
+    return trace
 
 
 def runs_for(args: argparse.Namespace) -> list[tuple[str, Trace]]:
