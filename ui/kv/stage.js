@@ -183,8 +183,9 @@ class KvStage {
       while (this.cursor < this.n - 1 && e[this.cursor + 1] <= this.simMs) this.cursor++;
       return;
     }
-    // By steps: at most one step per frame, so no step is skipped; the remainder carries over.
-    this.acc = Math.min(this.acc + (dtMs * s.rate) / 1000, 1.999);
+    // By steps: at most one step per frame, so no step is skipped; the remainder carries over, up to half a
+    // second's worth, so a frame the browser drew late (a busy machine) is made up by the next frames.
+    this.acc = Math.min(this.acc + (dtMs * s.rate) / 1000, Math.max(1.999, s.rate * 0.5));
     if (this.acc >= 1) { this.acc -= 1; this.cursor = Math.min(this.cursor + 1, this.n - 1); }
   }
 
@@ -236,7 +237,9 @@ class KvStage {
   }
 
   drawCaption(i) {
-    const items = this.d.captions[i], lines = [];
+    const items = this.d.captions[i], lines = [], key = JSON.stringify(items);
+    if (key === this.drawnCaption) return;  // e.g. a run of quiet decode steps: the same sentence, no DOM work
+    this.drawnCaption = key;
     items.slice(0, SHOW_CAPTIONS).forEach((c, n) => {
       const line = el("div", n === 0 ? "first" : "");
       if (c.k !== "none") { const g = el("i", "badge-sample", GLYPHS[c.k]); g.style.background = this.d.change_colours[this.d.change_kinds.indexOf(c.k)]; line.appendChild(g); }
