@@ -1,19 +1,25 @@
-"""The lane view every chapter opens with: per engine, a one-line metric summary, the request lanes with the
-bookmarks' labels drawn on them, and the chat windows typing along with the cursor.
+"""The slide every chapter shows: its engines' lanes in the shared comparison component (ui/comparison.py), with
+the bookmarks' sentences drawn once the cursor passes them and the chat windows typing along, all in the browser;
+then the chapter's question.
 
-Invariant: a label appears only once the cursor has passed its event, so a prediction is never given away.
+Invariant: a label appears only once the cursor has passed its event, and until the question is answered the
+cursor cannot pass the key bookmark's start (the component's hold), so a prediction is never given away.
 """
 
 from __future__ import annotations
 
+import streamlit as st
+
 from chunkviz.analysis.metrics import summarize
-from chunkviz.lessons.chapters import Bookmark, Chapter, bookmarks
+from chunkviz.lessons.chapters import Bookmark, Chapter, bookmarks, find_bookmark
 from chunkviz.simulator.trace import Trace
-from ui.chapters.charts_lanes import EngineRow, Note, lanes_figure
-from ui.chapters.chat import chat_windows
-from ui.chapters.common import Cursor, chapter_chart, engine_label, is_present, predict_then_reveal
-from ui.i18n import t
-from ui.page_common import lane_labels
+from ui.chapters.chat import chat_payload
+from ui.chapters.common import engine_label, is_present, predict_then_reveal
+from ui.comparison import render_comparison
+from ui.i18n import current_lang, t
+
+_CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done", "stove", "stove_decode",
+              "stove_idle")
 
 
 def label_for(mark: Bookmark, trace: Trace) -> str:
@@ -38,43 +44,79 @@ def label_for(mark: Bookmark, trace: Trace) -> str:
     return t("chx.lbl.longest_gap", ms=ms, frozen=frozen)
 
 
-def notes_for(trace: Trace, kinds: tuple[str, ...], cursor_s: float) -> tuple[Note, ...]:
-    out, seen_steps = [], set()
-    for mark in bookmarks(trace, kinds):
-        if mark.end_s <= cursor_s and mark.step_index not in seen_steps:  # one label per step: the first kind wins
-            seen_steps.add(mark.step_index)
-            lane = mark.request_id if mark.request_id is not None else 0
-            out.append(Note((mark.start_s + mark.end_s) / 2, lane, label_for(mark, trace)))
-    return tuple(out)
+def notes(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
+    """Every engine's bookmark sentences, shown from the event's end on (one per step: the first kind wins)."""
+    out = []
+    for eng, trace in enumerate(traces.values()):
+        seen = set()
+        for mark in bookmarks(trace, ch.bookmarks):
+            if mark.step_index in seen:
+                continue
+            seen.add(mark.step_index)
+            out.append({"t_ms": mark.end_s * 1e3, "x_ms": (mark.start_s + mark.end_s) / 2 * 1e3, "eng": eng,
+                        "lane": mark.request_id if mark.request_id is not None else 0,
+                        "text": label_for(mark, trace)})
+    return out
 
 
-def view_end_s(cursor_s: float, makespan_s: float, min_view_s: float = 0.3) -> float:
-    """The right edge of the lane chart: half as far again as the cursor (at least 300 ms, at most the run), so
-    the moment being taught fills the width instead of a corner of the whole run."""
-    return min(makespan_s, max(min_view_s, 1.5 * cursor_s))
+def stops(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
+    """Where PageDown stops: the end of each bookmark of each engine, labelled as the bookmark buttons are."""
+    many = len(traces) > 1
+    out = []
+    for tag, (policy, trace) in zip("ABCDEFGH", traces.items()):
+        for mark in bookmarks(trace, ch.bookmarks):
+            what = t(f"chx.bm.{mark.kind}")
+            out.append({"t_ms": mark.end_s * 1e3, "label": f"{tag}: {what}" if many else what,
+                        "title": engine_label(policy)})
+    return sorted(out, key=lambda m: m["t_ms"])
 
 
 def metrics_line(trace: Trace) -> str:
     m = summarize(trace)
+
     def ms(v: float | None) -> float:
         return float("nan") if v is None else v * 1e3
     return t("chx.metrics", ttft=ms(m.ttft_s.p50), tbt=ms(m.tbt_s.p99), gap=ms(m.tbt_s.max),
              thr=m.throughput_output_tokens_per_s)
 
 
-def draw_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor, chats: bool = True) -> None:
-    """All engines of the chapter in one lane chart on one time axis, the chapter's question, then each engine's
-    chat windows and the note that the chapter's preset replaces the sidebar's scenario."""
-    import streamlit as st
+def answered(ch: Chapter) -> bool:
+    return st.session_state.get(f"c{ch.number}_pred") is not None
 
-    x_max_s = view_end_s(cur.time_s, max(tr.makespan_s for tr in traces.values()))
-    rows = tuple(EngineRow(f"<b>{engine_label(p)}</b> — {metrics_line(tr)}", tr,
-                           notes_for(tr, ch.bookmarks, cur.time_s)) for p, tr in traces.items())
-    fig = lanes_figure(rows, cur.time_s, x_max_s, lane_labels(), big=is_present())
-    chapter_chart(f"c{ch.number}_lanes", fig, traces, cur.time_s)
-    predict_then_reveal(ch, traces, cur)  # under the chart, whose key step it holds back until answered
+
+def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool = True, kitchen: bool = False,
+                 height_px: int | None = None) -> dict:
+    """What the chapter adds to the comparison payload: notes, clicker stops, the question's hold (until `done`)
+    and the reveal, chat windows (and the kitchen's stove)."""
+    first = traces[ch.policies[0]]
+    key, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
+    out = {"slide": True, "notes": notes(ch, traces), "stops": stops(ch, traces), "zoom_ms": 300.0,
+           "hold_ms": None if done or key is None else key.start_s * 1e3,
+           "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
     if chats:
-        for policy, trace in traces.items():
-            chat_windows(trace, cur.time_s, engine_label(policy))
-    preset = t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}"))
-    st.caption(t("chx.cursor", ms=cur.time_s * 1e3) + " · " + preset)
+        out["chats"] = [chat_payload(tr, 4, stove=kitchen) for tr in traces.values()]
+        out["chat_text"] = {k: t(f"chx.chat.{k}") for k in _CHAT_KEYS}
+        out["chat_text"]["head"] = t("chx.chat.table" if kitchen else "chx.chat.head")
+        out["chat_words"] = t("chx.words").split()
+        out["chat_joiner"] = "" if current_lang() == "zh" else " "
+    # Tall enough for each engine's lanes (and its 2×2 chat windows beside them), short enough that the question
+    # under the stage stays inside 720 px (tests/e2e/test_slides_browser.py).
+    out["height_px"] = height_px or {1: 250, 2: 330}.get(len(traces), 360)
+    return out
+
+
+def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bool = False,
+          height_px: int | None = None) -> None:
+    """The chapter's stage (element keyed `stage`): all engines on one time axis, notes and chats in the browser;
+    then its question (keyed `predict`). Engine titles carry their metrics only once the question is answered."""
+    runs = [(engine_label(p), tr) for p, tr in traces.items()]
+    key = find_bookmark(traces[ch.policies[0]], ch.bookmarks[0])
+    linked = "t_ms" in st.query_params  # a shared link's cursor wins over the key bookmark (still held back)
+    with st.container(key="stage"):
+        render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(),
+                          extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
+                          start_ms=None if key is None or linked else key.start_s * 1e3)
+    many = len(traces) > 1
+    predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()])
+    if not is_present():
+        st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))

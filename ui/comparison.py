@@ -1,13 +1,16 @@
-"""The comparison element: several engines' runs in one timeline component, plus lecture mode.
+"""The comparison element, shared by `/` and the lecture chapters: several engines' runs in one browser-side
+component (ui/comparison.{js,css}) on one time axis.
 
-Invariant: render_comparison sends a run's drawable data once per (runs, language, mode); the cursor then lives in
-the browser (and in the URL as t_ms), so stepping and playing never rerun the script.
+Invariant: render_comparison sends a run's drawable data once per (runs, language, mode, extras); the cursor then
+lives in the browser (and in the URL as t_ms), so stepping and playing never rerun the script. A page adds its own
+drawables (the chapters' notes, chat windows, clicker stops) as `extras`, plain JSON built by its wing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Sequence
 
 import streamlit as st
@@ -16,14 +19,17 @@ from chunkviz.analysis.bookmarks import find_bookmarks
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.timeline import union_step_times
 from chunkviz.simulator.trace import Trace
+from ui import comparison_data as td
 from ui import palette
-from ui.timeline import data as td
+from ui.component import register
 from ui.i18n import current_lang, tr
 from ui.url_state import float_parser, int_parser
 
+NAME = "chunkviz_timeline"
+_mount = register(NAME, Path(__file__).resolve().parent, "comparison")
 _JS_TEXTS = ("first", "prev", "next", "last", "play", "pause", "follow", "follow_help", "time", "time_ms",
              "cursor", "no_step", "step_of", "step_idle", "steps", "tip_step", "tip_seg", "tip_tokens",
-             "tip_decodes", "kind_prefill", "kind_decode", "kind_mixed")
+             "tip_decodes", "kind_prefill", "kind_decode", "kind_mixed", "blank", "clicker")
 _CARDS = ("metric.ttft_p50", "metric.ttft_p99", "metric.tbt_p50", "metric.tbt_p99", "metric.throughput")
 # (trace ids, labels, lang, present) -> (traces, payload). Holding the traces keeps their ids from being reused by
 # new objects while the entry lives, so an id-based key cannot alias another run.
@@ -61,15 +67,20 @@ def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -
             "end_ms": max((t.makespan_s for t in traces), default=0.0) * 1e3,
             "bookmarks": td.bookmark_items(bound, runs), "text": _texts(lang), "speeds": _speeds(lang),
             "default_speed": td.DEFAULT_SPEED, "legend": _legend(lang), "card_labels": [tr(k, lang) for k in _CARDS],
-            "colours": {**palette.KIND_COLORS, "mixed": palette.MIXED, "cursor": palette.CURSOR}, "window_ms": td.WINDOW_MS,
-            "present": present, "url_param": td.URL_PARAM, "font_px": 17 if present else 14,
-            "tick_px": 15 if present else 12, "gutter_px": 46, "lane_max_px": 14,
-            "height_px": 330 if present else 470}
-    data["version"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+            "colours": {**palette.KIND_COLORS, "mixed": palette.MIXED, "cursor": palette.CURSOR},
+            "window_ms": td.WINDOW_MS, "present": present, "url_param": td.URL_PARAM,
+            # Lecture mode: every text drawn on the canvas is at least 16 px (a projector at the back of a room).
+            "font_px": 18 if present else 14, "tick_px": 16 if present else 12, "gutter_px": 50 if present else 46,
+            "lane_max_px": 18 if present else 14, "height_px": 330 if present else 470}
+    data["version"] = _version(data)
     if len(_MEMO) > 16:
         _MEMO.clear()
     _MEMO[key] = (tuple(traces), data)
     return data
+
+
+def _version(data: dict) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def start_cursor_ms(traces: Sequence[Trace]) -> float:
@@ -92,43 +103,16 @@ def start_cursor_ms(traces: Sequence[Trace]) -> float:
     return marks[0].end_s * 1e3 if marks else 0.0
 
 
-def render_comparison(runs: Sequence[tuple[str, Trace]], key: str = "timeline", present: bool = False) -> None:
+def render_comparison(runs: Sequence[tuple[str, Trace]], key: str = "timeline", present: bool = False,
+                      extras: dict | None = None, start_ms: float | None = None) -> None:
     """Draw `runs` (label, trace) on one shared time axis, each engine with its step lane and active requests.
 
-    The element gets the CSS class st-key-<key>; the cursor starts where the page's link says (t_ms or step).
+    The element gets the CSS class st-key-<key>; the cursor starts at `start_ms`, else where the page's link says
+    (t_ms or step). `extras` (JSON) adds to or overrides the payload: see the keys read in ui/comparison.js.
     """
-    from ui.timeline.component import mount
-
     data = dict(build_payload(runs, current_lang(), present))
-    data["t0_ms"] = start_cursor_ms([t for _, t in runs])
-    mount(data, key)
-
-
-def present_mode() -> bool:
-    """Lecture mode from ?present=1 or the toggle; kept in the URL."""
-    from ui import url_state
-
-    url_state.seed("present", False, lambda raw: _flag(raw))
-    on = st.toggle(tr("tlv.present", current_lang()), key="present", help=tr("tlv.present_help", current_lang()))
-    if on:
-        st.query_params["present"] = "1"
-    elif "present" in st.query_params:
-        del st.query_params["present"]
-    return bool(on)
-
-
-def _flag(raw: str) -> bool:
-    if raw not in ("0", "1", "true", "false"):
-        raise ValueError("must be 1 or 0")
-    return raw in ("1", "true")
-
-
-def lecture_css() -> None:
-    """Lecture mode: sidebar collapsed (» opens it), less padding, so title, controls, timeline and cards fit
-    1280×720."""
-    st.set_page_config(initial_sidebar_state="collapsed")
-    st.markdown("""<style>
-      .block-container, [data-testid="stMainBlockContainer"] {padding-top: 2.2rem; padding-bottom: 1rem;}
-      [data-testid="stHeader"] {height: 2rem; min-height: 2rem;}
-      h1 {font-size: 1.6rem !important; padding: 0 0 .2rem 0 !important;}
-    </style>""", unsafe_allow_html=True)
+    if extras:
+        data.update(extras)
+        data["version"] = _version({"base": data["version"], "extras": extras})
+    data["t0_ms"] = start_ms if start_ms is not None else start_cursor_ms([t for _, t in runs])
+    _mount(data=data, key=key, height="content")
