@@ -4,15 +4,16 @@
 # roofline for every point, and runs the simulator on the measured costs beside the roofline.
 #
 # Usage: bash bench/measure_gpu.sh [OUT_DIR]
-# OUT_DIR defaults to $OUT when set (as on the device machine), else /tmp/chunkviz-measure.
+# OUT_DIR defaults to $OUT when set (as on the device machine), else a fresh temporary folder (mktemp -d).
 # Python: the project's .venv when its torch sees a GPU, else the machine's python3 (the GPU image ships torch,
 # numpy and pandas, which is all `chunkviz measure` and `chunkviz simulate` need). Expected time on an H100/H200:
 # under a minute for the quick plan, a few minutes for the full one; both stay far inside 10 minutes. It writes
 # exactly 8 files (two profiles, two tables, four simulator summaries): the most a device run brings back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-${OUT:-/tmp/chunkviz-measure}}"
+out="${1:-${OUT:-$(mktemp -d -t chunkviz-measure.XXXXXX)}}"
 mkdir -p "$out"
+echo "measure_gpu.sh: writing to $out"
 export PYTHONUNBUFFERED=1
 
 py=python3

@@ -31,8 +31,9 @@ from chunkviz.cost.catalogue import get_gpu, get_model  # noqa: E402
 from chunkviz.simulator.engine import simulate  # noqa: E402
 from chunkviz.workloads.generators import WorkloadSpec  # noqa: E402
 from chunkviz.workloads.presets import make_workload  # noqa: E402
+from tests.helpers import shared_missing, shared_path  # noqa: E402
 
-AZURE_CONV = Path("/work/shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv")
+AZURE_CONV = shared_path("traces/azure2023/AzureLLMInferenceTrace_conv.csv")  # $CHUNKVIZ_SHARED or ../shared
 RUN_20K = ["--workload", "azure-conv-like", "--num-requests", "20000", "--qps", "5.5", "--policy", "chunked",
            "--max-num-batched-tokens", "2048"]
 
@@ -126,7 +127,7 @@ def bench_sweeps(num_requests: int) -> None:
 
 def bench_azure_window() -> None:
     if not AZURE_CONV.exists():
-        row("Azure conversation trace, 10-minute window", "skipped", f"{AZURE_CONV} not found")
+        row("Azure conversation trace, 10-minute window", "skipped", shared_missing(AZURE_CONV))
         return
     argv = [sys.executable, "-m", "chunkviz", "simulate", "--json", "--trace", str(AZURE_CONV), "--time-window",
             "0:600", "--policy", "chunked", "--max-num-batched-tokens", "2048"]

@@ -3,7 +3,8 @@ cost model against the public A100 measurements it is fitted to (ui/measure/fit.
 
 import streamlit as st
 
-from chunkviz.cost.profile import CostProfile, profile_to_json
+from chunkviz.config import CostProfile
+from chunkviz.cost.profile import profile_to_json
 from chunkviz.measure import DEVICES, ENABLE_HINT, PLAN_NAMES, torch_available
 from chunkviz.cost.profiled import compare_to_roofline
 from ui.measure import charts

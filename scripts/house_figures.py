@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 AREAS = ("chunkviz", "ui", "pages")   # the code a newcomer reads; tests, scripts and bench are left out
-MAX_FUNCTION_LINES = 40               # house style: functions under 40 lines (/work/shared/guides/style.md)
+MAX_FUNCTION_LINES = 40               # house style: functions under 40 lines (shared/guides/style.md)
 MAX_PAGE_LINES = 80                   # issue 14: pages at about 80 lines or fewer
 WINDOW_LINES = 6                      # issue 14: "repeated code blocks (six or more lines of the same shape)"
 
@@ -108,7 +108,7 @@ def repeated_blocks_own(files: list[Path]) -> int:
 
 
 def repeated_blocks_tool(root: Path) -> str | None:
-    """The pair count of the `duplicates` command (/work/.library/duplicates), None where it is not installed."""
+    """The pair count of the `duplicates` command (a code-clone counter on PATH), None where it is not installed."""
     if shutil.which("duplicates") is None:
         return None
     out = subprocess.run(["duplicates", "--repo", str(root), "--most", "1", "--seconds", "120"],

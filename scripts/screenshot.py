@@ -1,6 +1,6 @@
 """Dev tool: start the app on a free port and save full-page screenshots of URLs.
 
-Usage: .venv/bin/python scripts/screenshot.py "replacement?lang=zh|/tmp/pr-zh.png" ["kv|/tmp/kv.png" ...]
+Usage: .venv/bin/python scripts/screenshot.py "replacement?lang=zh|pr-zh.png" ["kv|kv.png" ...]
 Each argument is PATH_AND_QUERY|OUTPUT_PNG; the viewport is 1400×2600 so long pages fit.
 """
 

@@ -1,10 +1,31 @@
-"""Small builders shared by the core tests."""
+"""Small builders shared by the core tests, and where the project's shared data lies.
+
+Invariant: no path here names the machine the code was written on: the shared data is $CHUNKVIZ_SHARED when set,
+else ../shared beside the clone (as CI has it), so a clone anywhere works and a test whose data is absent skips.
+"""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from chunkviz.cost.catalogue import get_gpu, get_model
 from chunkviz.config import CacheConfig, SchedulerConfig, SimConfig
 from chunkviz.request import Request
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_ENV = "CHUNKVIZ_SHARED"
+
+
+def shared_path(relative: str = "") -> Path:
+    """A path in the shared data (traces, guides, profiles): under $CHUNKVIZ_SHARED, else ../shared beside the clone."""
+    root = os.environ.get(SHARED_ENV)
+    return (Path(root) if root else REPO.parent / "shared") / relative
+
+
+def shared_missing(path: Path) -> str:
+    """The skip reason for a test or benchmark whose shared data is absent."""
+    return f"{path} not found (shared data: set {SHARED_ENV}, or put the shared folder beside the clone as ../shared)"
 
 
 def make_config(policy: str = "chunked", budget: int | None = 512, num_gpu_blocks: int | None = None,

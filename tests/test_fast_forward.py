@@ -14,14 +14,17 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from chunkviz.cli.main import main
-from chunkviz.simulator.policies.registry import POLICY_NAMES
+from chunkviz.config import SchedulerConfig
+from chunkviz.simulator.policies.refusals import vllm_budget_below_max_model_len
+from chunkviz.simulator.policies.registry import POLICY_NAMES, REGISTRY
 from chunkviz.simulator.engine import simulate
-from chunkviz.simulator.fast_forward import ALLOWED_POLICIES
 from chunkviz.simulator.float_array import FloatArray, expand_runs
 from chunkviz.workloads.presets import PRESETS
 from tests.helpers import make_config, make_requests
 
 SEEDS = (0, 7)
+# The policies whose registry entry lets the fast path replay them (PolicyEntry.fast_path).
+FAST_PATH_POLICIES = tuple(name for name in POLICY_NAMES if REGISTRY[name].fast_path)
 # Each adds something the fast path must leave to the exact loop (or survive): memory pressure and preemption,
 # prefix caching, a prefill threshold, reserve-at-admission allocation, a budget as small as the batch (vLLM refuses max_num_batched_tokens < max_num_seqs).
 FALLBACKS: dict[str, list[str]] = {
@@ -59,24 +62,27 @@ def test_every_preset_and_policy_gives_identical_json(capsys, preset, policy):
         assert fast == exact
         skipped_total += skipped
     uses_paged_manager = preset in ("shared-system-prompt", "parallel-sampling")  # prefix caching, n > 1
-    if policy in ALLOWED_POLICIES and not uses_paged_manager:
+    if policy in FAST_PATH_POLICIES and not uses_paged_manager:
         assert skipped_total > 0  # the corpus really exercises the fast path
-    if policy not in ALLOWED_POLICIES:
+    if policy not in FAST_PATH_POLICIES:
         assert skipped_total == 0
 
 
 @pytest.mark.parametrize("name", sorted(FALLBACKS))
-@pytest.mark.parametrize("policy", sorted(ALLOWED_POLICIES))
+@pytest.mark.parametrize("policy", sorted(FAST_PATH_POLICIES))
 def test_fallback_scenarios_give_identical_json(capsys, name, policy):
     extra = list(FALLBACKS[name])
-    if policy not in ("chunked", "sarathi") and name != "small-budget" and "--max-num-batched-tokens" in extra:
+    entry = REGISTRY[policy]
+    chunks = entry.chunks(SchedulerConfig(policy=policy))
+    if not chunks and name != "small-budget" and "--max-num-batched-tokens" in extra:
         i = extra.index("--max-num-batched-tokens")  # without chunking the budget must cover max_model_len
         del extra[i:i + 2]
     argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
             "--prompt-tokens", "200", "--output-tokens", "80", "--seed", "3", *extra]
-    if policy == "static" and name == "small-budget":
-        argv += ["--prompt-tokens", "8", "--length-dist", "fixed"]  # static admits it; prompts must fit unchunked
-    elif policy in ("monolithic", "vllm-nochunk") and name == "small-budget":
+    refuses_small_budget = vllm_budget_below_max_model_len in entry.refusals
+    if not chunks and not refuses_small_budget and name == "small-budget":
+        argv += ["--prompt-tokens", "8", "--length-dist", "fixed"]  # admitted; prompts must fit unchunked
+    elif refuses_small_budget and name == "small-budget":
         # vLLM refuses a budget below max_model_len without chunking; both paths must refuse it alike.
         assert main(["simulate", "--json", *argv]) == 2
         assert main(["simulate", "--json", *argv, "--no-fast-forward"]) == 2
@@ -151,7 +157,8 @@ def test_generated_workloads_give_identical_traces_long_run(reqs, cfg):
 
 
 def test_arrivals_absorbed_into_mixed_steps_keep_every_request_result():
-    # Under chunked, an arrival whose whole prompt fits is absorbed into a mixed step without leaving the fast path.
+    # Under chunked (fast_path_absorbs_arrivals), an arrival whose whole prompt fits is absorbed into a mixed step
+    # without leaving the fast path.
     # r1's first decode shares a step with r2's whole prompt: that long step is r1's largest gap.
     reqs = make_requests([(0.0, 100, 200), (0.001, 80, 150), (0.05, 1500, 50), (0.07, 1500, 50), (0.4, 10, 1)])
     fast = simulate(make_config("chunked", 4096, detail=False), reqs)

@@ -20,6 +20,7 @@ from chunkviz.analysis.prefix_study import (
     unlimited_ceiling,
 )
 from chunkviz.request import Request, Segment
+from tests.helpers import shared_missing, shared_path
 
 # R1..R4 over capacity 3 blocks; 10 prompt blocks in all.
 FOUR_REQUESTS = ((1, 2, 3), (1, 2, 4), (5,), (1, 2, 3))
@@ -213,16 +214,13 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 # ---- the real Mooncake trace -------------------------------------------------------------------------------------
 
-_MOONCAKE = next((p for p in (Path("/work/shared/traces/mooncake/conversation_trace.jsonl"),
-                              Path(__file__).resolve().parents[2] / "shared/traces/mooncake/conversation_trace.jsonl")
-                  if p.is_file()), None)
+_MOONCAKE = shared_path("traces/mooncake/conversation_trace.jsonl")
 
 
-@pytest.mark.skipif(_MOONCAKE is None, reason="shared Mooncake trace not present")
+@pytest.mark.skipif(not _MOONCAKE.is_file(), reason=shared_missing(_MOONCAKE))
 def test_segment_block_ids_reproduce_mooncake_hash_ids() -> None:
     from chunkviz.workloads.loaders import load_trace
 
-    assert _MOONCAKE is not None
     raw_lists = [json.loads(line)["hash_ids"] for line in _MOONCAKE.read_text().splitlines()[:3000]]
     derived = block_ids_from_requests(load_trace(_MOONCAKE).requests[:3000])  # the file is already in time order
     # The derived ids must be a relabelling of the published ones: one-to-one, block for block.

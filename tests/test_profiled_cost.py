@@ -7,12 +7,11 @@ from dataclasses import replace
 import pytest
 
 from chunkviz.cost.catalogue import get_gpu, get_model
-from chunkviz.config import CostConfig
+from chunkviz.config import CostConfig, CostProfile, MeasuredPoint
 from chunkviz.cost.roofline import StepCoster, shape_of
-from chunkviz.cost.profile import CostProfile, MeasuredPoint
 from chunkviz.simulator.engine import simulate
-from chunkviz.cost.profiled import (ProfiledStepCoster, compare_to_roofline, make_step_coster,
-                                    measured_step_share)
+from chunkviz.cost.profiled import ProfiledStepCoster, compare_to_roofline, make_step_coster
+from chunkviz.analysis.profile_coverage import measured_step_share
 from chunkviz.analysis.scenario import Scenario, run_scenario
 from tests.helpers import make_config, make_requests
 

@@ -13,11 +13,9 @@ from chunkviz.request import Segment
 from chunkviz.workloads.checks import DEFAULT_LOAD_OPTIONS, LoadOptions
 from chunkviz.workloads.loaders import BUNDLED_SAMPLE_PATH, detect_format, load_bundled_sample, load_bytes, load_trace
 from chunkviz.workloads.select import select
+from tests.helpers import shared_missing, shared_path
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_TRACES = next(
-    (p for p in (Path("/work/shared/traces"), REPO.parent / "shared" / "traces") if p.is_dir()), None
-)
+SHARED_TRACES = shared_path("traces")
 AZURE_HEADER = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
 
 
@@ -259,9 +257,8 @@ def test_bundled_sample_loads_in_order() -> None:
     assert (BUNDLED_SAMPLE_PATH.parent / "ATTRIBUTION.md").is_file()
 
 
-@pytest.mark.skipif(SHARED_TRACES is None, reason="shared traces not present")
+@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason=shared_missing(SHARED_TRACES))
 def test_bundled_sample_is_a_byte_identical_prefix_of_the_original() -> None:
-    assert SHARED_TRACES is not None
     sample = BUNDLED_SAMPLE_PATH.read_bytes()
     original = (SHARED_TRACES / "azure2023" / "AzureLLMInferenceTrace_conv.csv").read_bytes()
     assert original.startswith(sample)
@@ -307,7 +304,7 @@ def test_select_validation(kwargs: dict, part: str) -> None:
 
 # ---- the real shared traces --------------------------------------------------------------------------------------
 
-@pytest.mark.skipif(SHARED_TRACES is None, reason="shared traces not present")
+@pytest.mark.skipif(not SHARED_TRACES.is_dir(), reason=shared_missing(SHARED_TRACES))
 @pytest.mark.parametrize(("relative", "num_requests", "span_min"), [
     ("azure2023/AzureLLMInferenceTrace_code.csv", 8819, 57.3),
     ("azure2023/AzureLLMInferenceTrace_conv.csv", 19366, 58.4),
@@ -315,7 +312,6 @@ def test_select_validation(kwargs: dict, part: str) -> None:
     ("mooncake/synthetic_trace.jsonl", 3993, 17.0),
 ])
 def test_real_traces_load(relative: str, num_requests: int, span_min: float) -> None:
-    assert SHARED_TRACES is not None
     load = load_trace(SHARED_TRACES / relative)
     assert len(load.requests) == num_requests
     assert load.requests[-1].request_id == num_requests - 1

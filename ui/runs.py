@@ -9,7 +9,6 @@ import streamlit as st
 
 from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.analysis.scenario import Scenario, run_scenario
-from chunkviz.simulator.engine import knob_notes, resolve_knobs
 from chunkviz.simulator.trace import Trace
 from ui.i18n import t
 from ui.plain import md_escape
@@ -29,7 +28,6 @@ def trace_or_error(scenario: Scenario) -> Trace | None:
     except (InputError, ValueError, SimulationLimitError) as exc:
         st.error(t("err.config", error=md_escape(exc)))
         return None
-    config = scenario.sim_config()
-    for note in knob_notes(config, resolve_knobs(config, trace.num_gpu_blocks), trace.num_gpu_blocks):
+    for note in trace.knob_notes:  # found when the run resolved its knobs, its one resolution
         st.info(t("err.note", note=md_escape(note)))
     return trace

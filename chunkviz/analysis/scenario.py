@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from chunkviz.cost.catalogue import GPUS, MODELS
-from chunkviz.config import CacheConfig, CostConfig, GpuSpec, ModelSpec, SchedulerConfig, SimConfig
-from chunkviz.cost.profile import CostProfile
+from chunkviz.config import (DEFAULT_POLICY, CacheConfig, CostConfig, CostProfile, GpuSpec, ModelSpec, SchedulerConfig,
+                             SimConfig)
 from chunkviz.simulator.engine import simulate
 from chunkviz.workloads.presets import make_workload
 from chunkviz.request import Request
@@ -23,7 +23,7 @@ class Scenario:
     workload: WorkloadSpec = WorkloadSpec(num_requests=64, qps=16.0, prompt_tokens=300, output_tokens=128)
     model: ModelSpec = MODELS["llama-3-8b"]
     gpu: GpuSpec = GPUS["h100-sxm"]
-    scheduler: SchedulerConfig = SchedulerConfig(policy="chunked", max_num_batched_tokens=512)
+    scheduler: SchedulerConfig = SchedulerConfig(policy=DEFAULT_POLICY, max_num_batched_tokens=512)
     cache: CacheConfig = CacheConfig()
     cost: CostConfig = CostConfig()
     tensor_parallel: int = 1

@@ -10,10 +10,12 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
+from chunkviz.config import DEFAULT_POLICY
 from chunkviz.errors import InputError
 from chunkviz.analysis.metrics import dist, summarize
 from chunkviz.request import PRIORITY_BATCH, PRIORITY_INTERACTIVE
 from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.simulator.policies.registry import BASELINE_POLICY
 from chunkviz.simulator.trace import Trace
 
 DEFAULT_BUDGETS_TOKENS: tuple[int, ...] = tuple(2**k for k in range(6, 15))  # 64 … 16384
@@ -140,7 +142,7 @@ def _class_point(trace: Trace, priority: int, budget: int | None, load: float, s
 
 def run_sweep(scenario: Scenario, budgets_tokens: Sequence[int] = DEFAULT_BUDGETS_TOKENS,
               load_multipliers: Sequence[float] = (1.0,), slo_ttft_s: float | None = None,
-              slo_tbt_s: float | None = None, policy: str = "chunked",
+              slo_tbt_s: float | None = None, policy: str = DEFAULT_POLICY,
               on_progress: Callable[[int, int], None] | None = None,
               run: Callable[[Scenario], Trace] = run_scenario,
               run_many: Callable[[list[Scenario], Callable[[int, int], None] | None], list[Trace]] | None = None,
@@ -155,7 +157,7 @@ def run_sweep(scenario: Scenario, budgets_tokens: Sequence[int] = DEFAULT_BUDGET
     jobs = [(load, b) for load in loads for b in (*budgets, None)]
     points: list[SweepPoint] = []
     class_points: list[ClassPoint] = []
-    scenarios = [with_load(base, load).with_policy(policy if budget is not None else "monolithic", budget)
+    scenarios = [with_load(base, load).with_policy(policy if budget is not None else BASELINE_POLICY, budget)
                  for load, budget in jobs]
     traces = run_many(scenarios, on_progress) if run_many is not None else None
     for done, ((load, budget), scenario) in enumerate(zip(jobs, scenarios), start=1):

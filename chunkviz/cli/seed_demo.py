@@ -53,8 +53,8 @@ def format_table(report: SeedDemoReport) -> str:
         f"seed demo: {report.num_requests} requests, seed {report.seed}, budget {report.budget} work units/step, "
         f"prefill weight {report.prefill_weight:g} units/token; all times in steps",
         _HEADER,
-        _row("monolithic", report.monolithic),
-        _row(f"chunked ({report.chunk_tokens})", report.chunked),
+        _row(report.monolithic.mode, report.monolithic),  # the toy's own modes (SeedMode), not simulator policies
+        _row(f"{report.chunked.mode} ({report.chunk_tokens})", report.chunked),
         f"(arr.) = measured from arrival; P95 (arr.) is {report.percentile_method}",
         "flaws of the toy:",
     ]

@@ -12,13 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
-from chunkviz.config import (ALLOCATION_NAMES, EVICTION_NAMES, PARALLEL_SAMPLING_MODES, TRTLLM_CAPACITY_POLICIES,
-                             CacheConfig, CostConfig, SchedulerConfig)
+from chunkviz.config import (ALLOCATION_NAMES, DEFAULT_POLICY, EVICTION_NAMES, PARALLEL_SAMPLING_MODES,
+                             TRTLLM_CAPACITY_POLICIES, CacheConfig, CostConfig, SchedulerConfig)
 from chunkviz.analysis.goodput import Slo, goodput
-from chunkviz.simulator.engine import knob_notes, resolve_knobs
-from chunkviz.simulator.policies.registry import POLICY_NAMES
+from chunkviz.simulator.policies.registry import POLICY_NAMES, vllm_v1_policy
 from chunkviz.cost.profile import MAX_PROFILE_BYTES, profile_from_json
-from chunkviz.simulator.kv.setup import num_gpu_blocks
 from chunkviz.analysis.metrics import summarize
 from chunkviz.errors import InputError
 from chunkviz.inputs import read_bounded, strict_dumps
@@ -45,7 +43,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("simulate", help="simulate a serving engine on a workload")
     p.add_argument("--policy", choices=POLICY_NAMES, default=None)
     p.add_argument("--enable-chunked-prefill", type=_bool, default=None,
-                   help="vLLM's switch: true = chunked, false = vllm-nochunk (when --policy is not given)")
+                   help=f"vLLM's switch: true = {vllm_v1_policy(True)}, false = {vllm_v1_policy(False)} (when "
+                        f"--policy is not given; default {DEFAULT_POLICY})")
     p.add_argument("--model", default="llama-3-8b", help=f"one of {', '.join(MODELS)}")
     p.add_argument("--model-spec", type=Path, help="a Hugging Face config.json instead of --model")
     p.add_argument("--gpu", default="h100-sxm", help=f"one of {', '.join(GPUS)}")
@@ -110,8 +109,9 @@ def _read_spec(path: Path, what: str = "spec file", max_bytes: int = MAX_SPEC_BY
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
     policy = args.policy
-    if policy is None:
-        policy = "vllm-nochunk" if args.enable_chunked_prefill is False else "chunked"
+    if policy is None:  # the policy the registry marks as vLLM V1 with that switch (PolicyEntry)
+        switch = args.enable_chunked_prefill
+        policy = DEFAULT_POLICY if switch is None else vllm_v1_policy(switch)
     spec = args.model_spec
     model = model_from_hf_config(_read_spec(spec, "--model-spec")) if spec else get_model(args.model)
     gpu = gpu_from_json(_read_spec(args.gpu_spec, "--gpu-spec")) if args.gpu_spec else get_gpu(args.gpu)
@@ -193,11 +193,9 @@ def run(args: argparse.Namespace) -> int:
     _check_slo("slo-tbt-ms", args.slo_tbt_ms)
     _check_slo("slo-e2e-ms", args.slo_e2e_ms)
     scenario = scenario_from_args(args)
-    config = scenario.sim_config()
-    num_blocks = num_gpu_blocks(config)
-    for note in knob_notes(config, resolve_knobs(config, num_blocks), num_blocks):
+    trace = run_scenario(scenario)  # builds the config and resolves the knobs once; the notes come with the trace
+    for note in trace.knob_notes:
         sys.stderr.write(f"chunkviz simulate: note: {note}\n")
-    trace = run_scenario(scenario)
     out = summary_dict(trace, args)
     out["cost_profile"] = _profile_summary(scenario)
     if args.trace_out is not None:

@@ -1,6 +1,6 @@
-"""A measured cost profile: step times of one model shape on one device, as frozen data, to and from JSON.
+"""A measured cost profile (chunkviz.config.profile.CostProfile) to and from JSON, the file `chunkviz measure` writes.
 
-Invariant: a CostProfile that exists is valid (full grids of positive, finite times with p10 <= median <= p90);
+Invariant: a CostProfile read here is valid (full grids of positive, finite times with p10 <= median <= p90);
 a bad file becomes an InputError that names the offending key, e.g. "prefill[3].median_s".
 """
 
@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from chunkviz.config import GpuSpec, ModelSpec
+from chunkviz.config import CostProfile, GpuSpec, MeasuredPoint, ModelSpec, PointKind
 from chunkviz.errors import InputError
 from chunkviz.inputs import parse_json_object
 
@@ -19,7 +18,6 @@ PROFILE_FORMAT = "chunkviz-cost-profile"
 PROFILE_VERSION = 1
 MAX_PROFILE_POINTS = 10_000
 MAX_PROFILE_BYTES = 2_000_000
-PointKind = Literal["prefill", "decode"]
 _MODEL_KEYS = ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "intermediate_size", "vocab_size",
                "bytes_per_param", "max_model_len_tokens")
 _GPU_FLOATS = ("peak_flops_per_s", "hbm_bytes_per_s", "memory_bytes", "interconnect_bytes_per_s")
@@ -31,41 +29,6 @@ _RANGES = {"median_s": _STEP_RANGE_S, "p10_s": _STEP_RANGE_S, "p90_s": _STEP_RAN
            "interconnect_bytes_per_s": (1e3, 1e18)}
 # JSON name of the "tokens" axis of each table: a prefill chunk's tokens, or a decode step's batch size.
 _TOKENS_KEY = {"prefill": "chunk_tokens", "decode": "batch_size"}
-
-
-@dataclass(frozen=True, slots=True)
-class MeasuredPoint:
-    """One measured step: a prefill chunk of num_tokens after context_tokens cached, or a decode step of
-    num_tokens sequences (one token each) with context_tokens each; times are seconds over the repeats."""
-
-    num_tokens: int
-    context_tokens: int
-    median_s: float
-    p10_s: float
-    p90_s: float
-
-
-@dataclass(frozen=True, slots=True)
-class CostProfile:
-    """Everything a measurement run leaves: where, what shape, how it was checked and timed, and the two tables."""
-
-    device: str  # "cpu" or "cuda"
-    device_name: str
-    dtype: str
-    model: ModelSpec  # the shapes actually measured (layers and hidden size may be reduced)
-    use_rope: bool
-    hardware: GpuSpec  # the peaks the roofline comparison uses (datasheet, or micro-benchmarked on this device)
-    versions: tuple[tuple[str, str], ...]
-    check_max_abs_diff: float  # chunked prefill + KV cache vs one causal pass
-    check_tolerance: float
-    timing_method: str  # "cuda_events" or "perf_counter"
-    num_warmup: int
-    num_repeats: int
-    prefill: tuple[MeasuredPoint, ...]
-    decode: tuple[MeasuredPoint, ...]
-
-    def points(self, kind: PointKind) -> tuple[MeasuredPoint, ...]:
-        return self.prefill if kind == "prefill" else self.decode
 
 
 def profile_to_json(profile: CostProfile) -> str:

@@ -10,7 +10,7 @@ How a profile is applied (the Measure page says the same):
 - Interpolation is bilinear on the measured grid: piecewise-linear in tokens, then in context. Medians are first
   made monotone (a running maximum along tokens and along context), so noise cannot make a longer step faster;
   points that were already monotone are reproduced exactly.
-- Outside the grid the roofline (cost_model.StepCoster of the simulated model and GPU) supplies the growth, anchored
+- Outside the grid the roofline (roofline.StepCoster of the simulated model and GPU) supplies the growth, anchored
   to the interpolated time at the nearest grid point: t(s) = t_measured(anchor) * roofline(s) / roofline(anchor).
   So the curve stays continuous and monotone, and a profile built from roofline values gives the roofline back.
 - Times are scaled by the ratio of layers, simulated model / measured model (the measured stack may have fewer
@@ -25,18 +25,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-from chunkviz.config import CostConfig
+from chunkviz.config import CostConfig, CostProfile, MeasuredPoint, PointKind, SimConfig
 from chunkviz.cost.roofline import StepCost, StepCoster, StepShape, shape_of
-from chunkviz.cost.profile import CostProfile, MeasuredPoint, PointKind
 
-if TYPE_CHECKING:
-    from chunkviz.config import SimConfig
-    from chunkviz.simulator.trace import Trace
-
-__all__ = ["CostProfile", "ProfiledStepCoster", "PointComparison", "compare_to_roofline", "make_step_coster",
-           "measured_step_share"]
+__all__ = ["ProfiledStepCoster", "PointComparison", "compare_to_roofline", "make_step_coster"]
 
 
 def _cummax(values: list[float]) -> list[float]:
@@ -171,15 +165,3 @@ def compare_to_roofline(profile: CostProfile) -> tuple[PointComparison, ...]:
             rows.append(PointComparison(kind, p.num_tokens, p.context_tokens, p.median_s, p.p10_s, p.p90_s,
                                         model_s, p.median_s / model_s))
     return tuple(rows)
-
-
-def measured_step_share(config: SimConfig, trace: Trace) -> float | None:
-    """Fraction of a detailed trace's steps that fell inside the profile's measured grid (None: no profile/steps)."""
-    if config.cost_profile is None or not trace.steps:
-        return None
-    coster = ProfiledStepCoster(config.cost_profile, StepCoster(config.model, config.gpu, config.cost))
-    inside = 0
-    for record in trace.steps:
-        # A decode is a 1-token chunk after its context, so one formula rebuilds the engine's StepShape.
-        inside += coster.is_measured(shape_of(tuple((c.num_tokens, c.start_token) for c in record.chunks)))
-    return inside / len(trace.steps)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.scenario import Scenario, run_scenario
-from chunkviz.lessons.chapters import DECODE_FIRST, LECTURE, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, STATIC
+from chunkviz.lessons.chapters import (DECODE_FIRST, LECTURE, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, STATIC,
+                                       lesson_run)
 from chunkviz.simulator.trace import Trace
 
 # Mode id → policy. Static batching: a batch runs until its last request finishes (FasterTransformer-era serving).
@@ -37,7 +38,7 @@ class ModeResult:
 
 
 def mode_scenario(scenario: Scenario, policy: str, budget_tokens: int = LECTURE_BUDGET_TOKENS) -> Scenario:
-    return scenario.with_policy(policy, budget_tokens if policy == DECODE_FIRST else None)
+    return lesson_run(scenario, policy, budget_tokens)
 
 
 def mode_result(mode: str, policy: str, trace: Trace) -> ModeResult:

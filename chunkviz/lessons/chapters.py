@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario
 from chunkviz.config import CacheConfig
-from chunkviz.simulator.policies.registry import POLICY_NAMES
+from chunkviz.simulator.policies.registry import POLICY_NAMES, policy_entry
 from chunkviz.simulator.trace import StepRecord, Trace
 
 # Policy names live here and nowhere else in the lessons and chapter pages, so a rename in the policy registry is
@@ -107,9 +107,15 @@ def neighbours(number: int) -> tuple[Chapter | None, Chapter | None]:
 
 
 def scenario_for(ch: Chapter, policy: str, budget_tokens: int = LECTURE_BUDGET_TOKENS) -> Scenario:
-    """The chapter's preset run by `policy`; chunking policies get the budget, the others vLLM's no-chunk rule."""
-    chunking = policy in (DECODE_FIRST, SGLANG_DEFAULT)
-    return PRESETS[ch.preset].with_policy(policy, budget_tokens if chunking else None)
+    """The chapter's preset run by `policy` (lesson_run)."""
+    return lesson_run(PRESETS[ch.preset], policy, budget_tokens)
+
+
+def lesson_run(scenario: Scenario, policy: str, budget_tokens: int = LECTURE_BUDGET_TOKENS) -> Scenario:
+    """`scenario` run by `policy`: a policy that chunks prompts (its registry entry says) gets the budget, the
+    others their engine's default budget (vLLM refuses one below max_model_len without chunking)."""
+    chunking = policy_entry(policy).chunks(scenario.scheduler)
+    return scenario.with_policy(policy, budget_tokens if chunking else None)
 
 
 @dataclass(frozen=True, slots=True)

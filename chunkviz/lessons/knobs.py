@@ -3,7 +3,7 @@ and the simulator setting it maps to (or that it is not modelled); plus runs tha
 
 Invariant: every knob either names a SimConfig field path that exists (and two values to try on it) or says it is
 not modelled, with no values; every default cites a file or doc. Defaults were checked against the sources in
-/work/shared/guides/costmodel.md §0 and §2 (vLLM V1, SGLang server_args.py, TensorRT-LLM docs and TorchLlmArgs).
+shared/guides/costmodel.md §0 and §2 (vLLM V1, SGLang server_args.py, TensorRT-LLM docs and TorchLlmArgs).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Callable, NamedTuple
 
 from chunkviz.lessons.attention_math import run_attention_demo
+from chunkviz.lessons.chapters import DECODE_FIRST, PREFILL_FIRST, SGLANG_DEFAULT
 from chunkviz.simulator.kv.blocks import BlockManager
 from chunkviz.cost.catalogue import GPUS, MODELS
 from chunkviz.config import SchedulerConfig, SimConfig
@@ -106,7 +107,7 @@ def _chat_max_gap_ms(trace: Trace) -> float:
 
 
 def long_request_ttft() -> QuizEvidence:
-    mono, chunked = _doc_run("monolithic", None), _doc_run("chunked", 512)
+    mono, chunked = _doc_run(PREFILL_FIRST, None), _doc_run(DECODE_FIRST, 512)
     doc_steps = sum(1 for s in chunked.steps for c in s.chunks if c.request_id == DOC_ID and c.phase == "prefill")
     figs = (Figure("doc_ttft_mono", _doc_ttft_ms(mono), "ms"), Figure("doc_ttft_chunked", _doc_ttft_ms(chunked), "ms"),
             Figure("doc_prefill_steps_chunked", doc_steps, "steps"),
@@ -119,7 +120,7 @@ def long_request_ttft() -> QuizEvidence:
 
 def budget_is_per_step() -> QuizEvidence:
     """The first step (chunked, budget 512) that mixes the document's prefill with decodes."""
-    trace = _doc_run("chunked", 512)
+    trace = _doc_run(DECODE_FIRST, 512)
     step = next(s for s in trace.steps if any(c.request_id == DOC_ID for c in s.chunks)
                 and any(c.phase == "decode" for c in s.chunks))
     doc_tokens = sum(c.num_tokens for c in step.chunks if c.request_id == DOC_ID)
@@ -133,7 +134,8 @@ def budget_is_per_step() -> QuizEvidence:
 
 
 def sglang_itl() -> QuizEvidence:
-    runs = {"mono": _doc_run("monolithic", None), "vllm": _doc_run("chunked", 512), "sglang": _doc_run("sglang", 512)}
+    runs = {"mono": _doc_run(PREFILL_FIRST, None), "vllm": _doc_run(DECODE_FIRST, 512),
+            "sglang": _doc_run(SGLANG_DEFAULT, 512)}
     gaps = {name: _chat_max_gap_ms(trace) for name, trace in runs.items()}
     figs = tuple(Figure(f"chat_gap_{name}", gaps[name], "ms") for name in runs) + tuple(
         Figure(f"stall_steps_{name}", trace.num_stall_steps, "steps") for name, trace in runs.items())
@@ -172,7 +174,7 @@ def tail_first_free() -> QuizEvidence:
 
 @lru_cache(maxsize=4)
 def _chat_run(budget_tokens: int) -> Trace:
-    return run_scenario(replace(DEFAULT_SCENARIO.with_policy("chunked", budget_tokens), record_detail=False))
+    return run_scenario(replace(DEFAULT_SCENARIO.with_policy(DECODE_FIRST, budget_tokens), record_detail=False))
 
 
 def budget_tbt_p99() -> QuizEvidence:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chunkviz.cost.profile import MAX_PROFILE_BYTES, CostProfile, profile_from_json, profile_to_json
+from chunkviz.config import CostProfile
+from chunkviz.cost.profile import MAX_PROFILE_BYTES, profile_from_json, profile_to_json
 from chunkviz.errors import InputError
 
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from chunkviz.cost.catalogue import get_model
-from chunkviz.config import ModelSpec
-from chunkviz.cost.profile import CostProfile, MeasuredPoint
+from chunkviz.config import CostProfile, MeasuredPoint, ModelSpec
 from chunkviz.errors import InputError
 from chunkviz.measure.plan import CPU_HIDDEN_SIZE, CPU_NUM_LAYERS, MeasurePlan, measured_model, plan_for
 

@@ -50,7 +50,7 @@ class RunState:
         self.step_mbu.append(cost.mbu)
         self.peak_blocks_used = max(self.peak_blocks_used, self.ctx.kv.num_used_blocks())
 
-    def to_trace(self, records: tuple, end_s: float) -> Trace:
+    def to_trace(self, records: tuple, end_s: float, knob_notes: tuple[str, ...] = ()) -> Trace:
         kv = self.ctx.kv
         return Trace(
             policy=self.config.scheduler.policy, budget_tokens=self.ctx.max_num_batched_tokens,
@@ -62,7 +62,7 @@ class RunState:
             step_mbu=tuple(self.step_mbu), peak_blocks_used=self.peak_blocks_used,
             blocks_in_use_at_end=kv.num_used_blocks(),
             num_evicted_blocks=kv.num_evicted_blocks, num_stall_steps=self.num_stall_steps,
-            fast_forwarded_steps=self.num_fast_forwarded_steps,
+            fast_forwarded_steps=self.num_fast_forwarded_steps, knob_notes=knob_notes,
         )
 
     def _gaps(self) -> Any:

@@ -159,7 +159,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")
     if ff is not None:
         fast_forward.finalize(ff, run)
-    return run.to_trace(tuple(records), now_s)
+    return run.to_trace(tuple(records), now_s, tuple(knob_notes(config, ctx.knobs, ctx.kv.num_total_blocks)))
 
 
 def _step(run: RunState, plan, cost_of, now_s: float):

@@ -5,25 +5,27 @@ only `Trace.fast_forwarded_steps` tells them apart.
 
 When it applies (checked at the top of a loop iteration, after arrivals were admitted): nothing waits, every
 running sequence is decode-ready, all of them fit the token budget, and the blocks they still need up to their last
-token fit in the free blocks. Then, until the next arrival is due, no policy in ALLOWED_POLICIES does anything but
-give each running sequence one decode token (checked for each: chunked and monolithic find no waiting request,
-static has a running batch), nobody can be preempted and nobody is admitted. So the state is a few aggregates:
+token fit in the free blocks. Then, until the next arrival is due, no policy whose registry entry sets `fast_path`
+does anything but give each running sequence one decode token (checked for each: the vLLM schedulers and Sarathi
+find no waiting request, static has a running batch), nobody can be preempted and nobody is admitted. So the
+state is a few aggregates:
   - n running sequences and their summed context (the step's StepShape is (n, n, context + n, context)),
   - when each one finishes (a heap of finish steps),
   - how many of them cross a block boundary at each step (a counter per step modulo block_size),
   - the slack: free blocks minus the blocks the running sequences will still take up to their last token.
-Under `chunked` (vLLM V1: running requests first, then waiting ones), an arrival whose whole prompt fits the budget
+Under a policy whose entry sets `fast_path_absorbs_arrivals` (vLLM V1 with chunked prefill: running requests
+first, then waiting ones), an arrival whose whole prompt fits the budget
 left after the decodes, a free seat and the slack is absorbed too: that one mixed step (decodes + the whole prompt)
 is priced by the StepCoster itself, the request samples its first token at the step's end and joins the aggregates.
-The rules replayed are chunkviz's own: scheduler.schedule_chunked, sched_common.schedule_running / admit_waiting /
-allocate, apply.apply_plan / _sample_token / _finish, engine.simulate's record_step; they follow vLLM V1's
+The rules replayed are chunkviz's own: policies/vllm.schedule_chunked, sched_common.schedule_running /
+admit_waiting / allocate, apply.apply_plan / _sample_token / _finish, apply.RunState.record_step; they follow vLLM V1's
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical. Token gaps of a step are one run (value, count): from the second step on every sequence's
 previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
 operations element-wise). The exact path is used for everything else: detailed runs, prefix caching and parallel
-sampling (the paged manager), long_prefill_token_threshold, measured cost profiles, policies not in the allow-list
-(SGLang's ratio dynamics, ...), and any state where memory might run short.
+sampling (the paged manager), long_prefill_token_threshold, measured cost profiles, policies whose entry leaves
+`fast_path` off (SGLang's ratio dynamics, ...), and any state where memory might run short.
 """
 
 from __future__ import annotations
@@ -41,18 +43,13 @@ from chunkviz.simulator.knobs import Knobs
 from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster, StepShape
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.kv.counting import CountingKvManager
+from chunkviz.simulator.policies.registry import policy_entry
 from chunkviz.simulator.sequence import SeqState
 
 # One sequence in a stretch: (seq, first decode step, allocation bucket, finish step, blocks held, computed tokens),
 # the last two as of its first decode step.
 Row = tuple[SeqState, int, int, int, int, int]
 
-# Policies whose plan, with nothing waiting and every running sequence decode-ready within the budget, is exactly
-# "one token to each running sequence, in list order". A new policy joins only after checking that (and the
-# equality tests in tests/test_fast_forward.py) — e.g. SGLang's new_token_ratio changes every step, so it is out.
-# vLLM V1 without chunking and Sarathi run their running list first (schedule_running in list order), so with
-# nothing waiting their plan is the same one-token-each step.
-ALLOWED_POLICIES: frozenset[str] = frozenset({"chunked", "monolithic", "static", "vllm-nochunk", "sarathi"})
 
 
 @dataclass(slots=True)
@@ -66,7 +63,7 @@ class FastForward:
     step_context: list[int] = field(default_factory=list)  # summed context (kv_read_tokens) of each fast step
     gap_values_s: list[float] = field(default_factory=list)  # the shared token gap of each non-first fast step
     by_n: dict[int, tuple[float, float, float]] = field(default_factory=dict)
-    absorbs_arrivals: bool = False  # chunked only: admissions into a mixed step (see the module docstring)
+    absorbs_arrivals: bool = False  # PolicyEntry.fast_path_absorbs_arrivals: admissions into a mixed step
     max_num_seqs: int = 0
     budget_tokens: int = 0
     mixed_costs: list[tuple[int, float, float]] = field(default_factory=list)  # (step index, MFU, MBU) of mixed steps
@@ -86,12 +83,12 @@ class FastForward:
 
 def make_fast_forward(config: SimConfig, kv: object, coster: object, knobs: Knobs) -> FastForward | None:
     """A FastForward when this run may use it, else None (the exact path does everything)."""
-    if (not config.fast_forward or config.record_detail or config.cost_profile is not None
-            or config.scheduler.policy not in ALLOWED_POLICIES
+    entry = policy_entry(config.scheduler.policy)  # the policy's traits: may its steady stretches be replayed?
+    if (not config.fast_forward or config.record_detail or config.cost_profile is not None or not entry.fast_path
             or config.scheduler.long_prefill_token_threshold != 0
             or type(kv) is not CountingKvManager or type(coster) is not StepCoster):
         return None
-    return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=config.scheduler.policy == "chunked",
+    return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=entry.fast_path_absorbs_arrivals,
                        max_num_seqs=knobs.max_num_seqs, budget_tokens=knobs.max_num_batched_tokens)
 
 
@@ -239,8 +236,8 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
 
 
 def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
-    """One mixed step under chunked: every decode plus the whole prompt of the one fresh waiting request, exactly as
-    schedule_chunked + apply_plan would run it; False (nothing changed) when that is not what the exact loop does.
+    """One mixed step (PolicyEntry.fast_path_absorbs_arrivals): every decode plus the one fresh waiting request's
+    whole prompt, as schedule_chunked + apply_plan run it; False (nothing changed) when the exact loop would not.
     With nothing waiting (the arrivals were rejected) there is nothing to do and the stretch goes on."""
     waiting = run.ctx.waiting
     if not waiting:

@@ -108,6 +108,10 @@ class Trace:
     max_num_seqs: int = 0  # the resolved limit (0 in traces written before it was recorded)
     # How the run was computed, not what it computed: equal traces may differ here, and JSON leaves it out.
     fast_forwarded_steps: int = field(default=0, compare=False, metadata={"json": False})
+    # Settings that ran but contradict each other (policies.resolve.knob_notes), found when the run resolved its
+    # knobs, its one resolution: the CLI and the app read them here. About the config, not the results, so they
+    # stay out of equality and of the JSON (whose bytes the golden hashes fix); a trace read from JSON has none.
+    knob_notes: tuple[str, ...] = field(default=(), compare=False, metadata={"json": False})
 
     def to_json(self) -> str:
         # allow_nan=False: NaN is not JSON (issue 16); a non-finite figure raises instead of writing a broken file.

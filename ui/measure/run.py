@@ -12,8 +12,8 @@ import os
 
 import streamlit as st
 
-from chunkviz.config import ModelSpec
-from chunkviz.cost.profile import CostProfile, profile_from_json
+from chunkviz.config import CostProfile, ModelSpec
+from chunkviz.cost.profile import profile_from_json
 from chunkviz.errors import InputError
 from chunkviz.measure import measure
 from ui.i18n import t

@@ -12,8 +12,8 @@ import streamlit as st
 
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.scenario import Scenario
-from chunkviz.cost.profile import CostProfile
-from chunkviz.cost.profiled import measured_step_share
+from chunkviz.analysis.profile_coverage import measured_step_share
+from chunkviz.config import CostProfile
 from ui.i18n import t
 from ui.page_common import metric_cards
 from ui.plain import md_escape

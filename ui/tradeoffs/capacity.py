@@ -12,6 +12,8 @@ import streamlit as st
 from chunkviz.analysis.capacity import CapacityResult, Slo, native_qps
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.errors import SimulationLimitError
+from chunkviz.config import SchedulerConfig
+from chunkviz.simulator.policies.registry import policy_entry
 from ui.i18n import t
 from ui.palette import DECODE, MIXED, PREFILL
 from ui.tradeoffs.runs import capacity
@@ -19,8 +21,9 @@ from ui.tradeoffs.runs import capacity
 BUDGETS_TOKENS = (256, 512, 2048, 8192)
 # Policies that never chunk run at the engine's default budget only: vLLM refuses a budget below max_model_len
 # without chunked prefill (SchedulerConfig._verify_args), so the budget axis means nothing to them.
+CAPACITY_POLICIES = ("monolithic", "vllm-nochunk", "chunked")  # the three the section compares (data)
 POLICY_BUDGETS: dict[str, tuple[int | None, ...]] = {
-    "monolithic": (None,), "vllm-nochunk": (None,), "chunked": BUDGETS_TOKENS}
+    p: BUDGETS_TOKENS if policy_entry(p).chunks(SchedulerConfig(policy=p)) else (None,) for p in CAPACITY_POLICIES}
 POLICY_COLORS = {"monolithic": PREFILL, "vllm-nochunk": MIXED, "chunked": DECODE}
 # The search spans 1/8 to 16 times the sidebar's rate: wide enough to bracket both policies on the presets.
 RATE_RANGE = (0.125, 16.0)

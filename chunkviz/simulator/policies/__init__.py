@@ -2,5 +2,5 @@
 
 A new policy is one schedule function (here) plus one PolicyEntry in registry.py, whose English and Chinese labels
 the app reads. Every engine rule cites the engine function it follows (README: "Scheduling rules").
-May import: chunkviz.config, chunkviz.simulator.{sched_common, sequence, knobs, kv}.
+May import: chunkviz.errors, chunkviz.config, chunkviz.simulator.{sched_common, sequence, knobs, kv}.
 """

@@ -1,17 +1,20 @@
-"""The policy registry: one entry per policy, carrying its schedule function and its traits.
+"""The policy registry: one entry per policy, carrying its schedule function and every trait the code asks about.
 
 Invariant: everything the rest of the code asks about a policy (its name, whether it chunks prompts, whether it
-reserves a prompt's blocks at admission, whom it preempts, its defaults, its label in English and Chinese) is read
-from its entry here, so a new policy is one function plus one entry.
+reserves a prompt's blocks at admission, whom it preempts, its defaults, what its engine refuses at start-up,
+whether the fast path may replay it, which vLLM switch it models, its label in English and Chinese) is read from its
+entry here, so a new policy is one schedule function plus one entry, and no module outside this one compares a
+policy's name (tests/test_policies.py checks it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Callable
 
 from chunkviz.config import SchedulerConfig
 from chunkviz.simulator.policies import defaults as d
+from chunkviz.simulator.policies import refusals as r
 from chunkviz.simulator.policies.sarathi import schedule_sarathi
 from chunkviz.simulator.policies.sglang import fewest_outputs_victim, schedule_sglang
 from chunkviz.simulator.policies.static import schedule_static
@@ -33,9 +36,28 @@ class PolicyEntry:
     label_en: str
     label_zh: str
     follows: str  # the engine function it follows, for the README and the docs
+    _: KW_ONLY
     # vLLM's long_prefill_token_threshold exists in this engine (TRT-LLM has no such knob: its chunks are whole KV
     # blocks, so a cap below a block would starve a prompt forever).
     takes_prefill_threshold: bool = True
+    # What the engine refuses to start with (refusals.py), checked in this order once the knobs are resolved.
+    refusals: tuple[r.Refusal, ...] = ()
+    # The fast path (simulator/fast_forward.py) may replay this policy's steady decode stretches: with nothing
+    # waiting and every running sequence decode-ready within the budget, its plan is exactly "one token to each
+    # running sequence, in list order". Opt in only after checking that, and tests/test_fast_forward.py's equality
+    # tests (SGLang's new_token_ratio changes every step, so it stays out).
+    fast_path: bool = False
+    # The fast path may also absorb an arrival whose whole prompt fits the budget left after the decodes, a free
+    # seat and the free blocks into one mixed step (decodes, then the whole prompt: fast_forward._absorb replays
+    # schedule_running then admit_waiting, as vLLM V1 schedules running requests, then waiting ones). Needs fast_path.
+    fast_path_absorbs_arrivals: bool = False
+    # The value of vLLM's --enable-chunked-prefill this policy models in vLLM V1 (None: not a vLLM V1 scheduler);
+    # the CLI's --enable-chunked-prefill picks the policy by it.
+    vllm_enable_chunked_prefill: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.fast_path_absorbs_arrivals and not self.fast_path:
+            raise ValueError(f"policy {self.name}: fast_path_absorbs_arrivals needs fast_path")
 
     def chunks(self, scheduler: SchedulerConfig) -> bool:
         return self.chunks_prompts(scheduler) if callable(self.chunks_prompts) else self.chunks_prompts
@@ -45,31 +67,42 @@ class PolicyEntry:
 
 
 _ENTRIES = (
-    PolicyEntry("monolithic", schedule_monolithic, False, False, newest_victim, d.vllm_v0_defaults,
-                "prefill-first (vLLM V0 / Orca-style)", "预填充优先（vLLM V0 / Orca 式）",
-                "vllm/core/scheduler.py Scheduler._schedule_default"),
-    PolicyEntry("vllm-nochunk", schedule_vllm_nochunk, False, False, newest_victim, d.vllm_v1_defaults,
-                "vLLM V1, chunked prefill off", "vLLM V1（关闭分块预填充）",
-                "vllm/v1/core/sched/scheduler.py Scheduler.schedule (enable_chunked_prefill=False)"),
-    PolicyEntry("chunked", schedule_chunked, True, False, newest_victim, d.vllm_v1_defaults,
-                "chunked prefill (vLLM V1)", "分块预填充（vLLM V1）",
-                "vllm/v1/core/sched/scheduler.py Scheduler.schedule"),
-    PolicyEntry("sarathi", schedule_sarathi, True, True, newest_victim, d.vllm_v1_defaults,
-                "Sarathi-Serve (stall-free batching)", "Sarathi-Serve（无停顿批处理）",
-                "sarathi-serve sarathi/core/scheduler/sarathi_scheduler.py SarathiScheduler._schedule"),
-    PolicyEntry("sglang", schedule_sglang, True, True, fewest_outputs_victim, d.sglang_defaults,
-                "SGLang (prefill first)", "SGLang（预填充优先）",
-                "sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder"),
-    PolicyEntry("trtllm", schedule_trtllm, lambda s: s.trtllm_chunked_context, False, newest_victim,
-                d.trtllm_defaults, "TensorRT-LLM (in-flight batching)", "TensorRT-LLM（动态批处理）",
-                "tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
+    PolicyEntry("monolithic", schedule_monolithic, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
+                defaults=d.vllm_v0_defaults, label_en="prefill-first (vLLM V0 / Orca-style)",
+                label_zh="预填充优先（vLLM V0 / Orca 式）", follows="vllm/core/scheduler.py Scheduler._schedule_default",
+                refusals=r.VLLM_NO_CHUNK, fast_path=True),
+    PolicyEntry("vllm-nochunk", schedule_vllm_nochunk, chunks_prompts=False, reserves_prompt=False,
+                victim=newest_victim, defaults=d.vllm_v1_defaults, label_en="vLLM V1, chunked prefill off",
+                label_zh="vLLM V1（关闭分块预填充）",
+                follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule (enable_chunked_prefill=False)",
+                refusals=r.VLLM_NO_CHUNK, fast_path=True, vllm_enable_chunked_prefill=False),
+    PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
+                defaults=d.vllm_v1_defaults, label_en="chunked prefill (vLLM V1)", label_zh="分块预填充（vLLM V1）",
+                follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
+                refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
+                vllm_enable_chunked_prefill=True),
+    PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
+                defaults=d.vllm_v1_defaults, label_en="Sarathi-Serve (stall-free batching)",
+                label_zh="Sarathi-Serve（无停顿批处理）",
+                follows="sarathi-serve sarathi/core/scheduler/sarathi_scheduler.py SarathiScheduler._schedule",
+                fast_path=True),
+    PolicyEntry("sglang", schedule_sglang, chunks_prompts=True, reserves_prompt=True, victim=fewest_outputs_victim,
+                defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
+                follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder"),
+    PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
+                victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
+                label_zh="TensorRT-LLM（动态批处理）",
+                follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False),
-    PolicyEntry("static", schedule_static, False, False, newest_victim, d.vllm_v0_defaults,
-                "static batching", "静态批处理", "Orca (OSDI '22) §2: batch-level scheduling"),
+    PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
+                defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
+                follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),
 )
 
 REGISTRY: dict[str, PolicyEntry] = {entry.name: entry for entry in _ENTRIES}
 POLICY_NAMES: tuple[str, ...] = tuple(REGISTRY)
+# The prefill-first baseline without chunking that the budget sweeps (analysis/sweep.py) set chunked prefill against.
+BASELINE_POLICY = "monolithic"
 
 
 def policy_entry(name: str) -> PolicyEntry:
@@ -77,3 +110,12 @@ def policy_entry(name: str) -> PolicyEntry:
     if entry is None:
         raise ValueError(f"policy must be one of {', '.join(POLICY_NAMES)}, got {name!r}")
     return entry
+
+
+def vllm_v1_policy(enable_chunked_prefill: bool) -> str:
+    """The policy that models vLLM V1 with this --enable-chunked-prefill value (its entry's
+    vllm_enable_chunked_prefill)."""
+    name = next((e.name for e in REGISTRY.values() if e.vllm_enable_chunked_prefill is enable_chunked_prefill), None)
+    if name is None:
+        raise ValueError(f"no policy models vLLM V1 with enable_chunked_prefill={enable_chunked_prefill}")
+    return name

@@ -1,8 +1,8 @@
 """resolve_knobs: the one place where a run's None knobs get the engine's defaults and where configurations the
 engine refuses are refused with its reason.
 
-Invariant: the Knobs it returns satisfy every check the engine makes at start-up (vLLM SchedulerConfig
-_verify_args); refusals raise InputError naming the setting, the limit and the engine's reason.
+Invariant: the Knobs it returns pass every start-up check the policy's entry lists (PolicyEntry.refusals, e.g. vLLM
+SchedulerConfig._verify_args); a refusal raises InputError naming the setting, the limit and the engine's reason.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from chunkviz.errors import InputError
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.policies.defaults import DefaultsQuery
 from chunkviz.simulator.policies.registry import policy_entry
-
-VLLM_NO_CHUNK_POLICIES = ("monolithic", "vllm-nochunk")
 
 
 def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
@@ -26,27 +24,16 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     query = DefaultsQuery(config.gpu, config.model, chunks, num_gpu_blocks * config.cache.block_size,
                           s.max_num_batched_tokens, s.max_num_seqs)
     tokens, seqs = entry.defaults(query)
-    _refuse(config, tokens, seqs)
+    for refusal in entry.refusals:  # the engine's start-up checks, as its entry lists them (refusals.py)
+        reason = refusal(config, tokens, seqs)
+        if reason is not None:
+            raise InputError(reason)
     # The threshold caps a prompt's tokens per step, which is chunking: it applies only where the policy chunks
     # (a prefill-first or no-chunk step never splits a prompt, whatever this knob says; see knob_notes).
     # TRT-LLM has no such knob at all (PolicyEntry.takes_prefill_threshold).
     threshold = s.long_prefill_token_threshold if chunks and entry.takes_prefill_threshold else 0
     reserve = entry.reserves(s) or config.cache.allocation == "reserve"
     return Knobs(tokens, seqs, threshold, chunks, reserve)
-
-
-def _refuse(config: SimConfig, tokens: int, seqs: int) -> None:
-    """vLLM SchedulerConfig._verify_args, for the vLLM policies."""
-    if config.scheduler.policy not in VLLM_NO_CHUNK_POLICIES + ("chunked",):
-        return
-    max_len = config.model.max_model_len_tokens
-    if config.scheduler.policy in VLLM_NO_CHUNK_POLICIES and tokens < max_len:
-        raise InputError(f"max_num_batched_tokens ({tokens}) is smaller than max_model_len ({max_len}): vLLM refuses "
-                         f"this without chunked prefill, since it would reject longer sequences; raise "
-                         f"max_num_batched_tokens or use a chunking policy")
-    if tokens < seqs:
-        raise InputError(f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({seqs}) "
-                         f"(vLLM refuses it)")
 
 
 def knob_notes(config: SimConfig, knobs: Knobs, num_gpu_blocks: int) -> list[str]:

@@ -1,0 +1,115 @@
+"""The knobs of a serving engine as its users set them: scheduler, paged KV cache, and the cost model's assumptions.
+
+Invariant: a SchedulerConfig, CacheConfig or CostConfig that exists holds only values the engine accepts (names from
+the lists below, positive sizes, fractions in range); None leaves a knob to the engine's default, which the policy
+registry resolves per engine and GPU (chunkviz.simulator.policies.resolve.resolve_knobs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from chunkviz.config.checks import check_positive_int
+
+EVICTION_NAMES: tuple[str, ...] = ("lru", "fifo", "lfu")
+ALLOCATION_NAMES: tuple[str, ...] = ("incremental", "reserve")
+TRTLLM_CAPACITY_POLICIES: tuple[str, ...] = ("guaranteed-no-evict", "max-utilization")
+PARALLEL_SAMPLING_MODES: tuple[str, ...] = ("v1-children", "v0-fork-cow")
+# The policy a SchedulerConfig names when none is given: vLLM V1's default scheduler. This default value is the one
+# policy name outside the policy registry (chunkviz.simulator.policies.registry), which holds every other name and
+# every trait, and checks at import that this one is among its entries.
+DEFAULT_POLICY = "chunked"
+# A paged run keeps one Python object per block; a million (≈200 MB) is far beyond any real GPU's cache at 16
+# tokens per block for these models (an H200 holds about 53,000 blocks of Llama-3-8B).
+MAX_NUM_GPU_BLOCKS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerConfig:
+    """The knobs of a serving engine's scheduler, named as the engines name them; None = the engine's default."""
+
+    policy: str = field(default=DEFAULT_POLICY, metadata={
+        "help": "a policy name from chunkviz.simulator.policies.registry (POLICY_NAMES; `simulate --help` lists them)"})
+    max_num_batched_tokens: int | None = field(default=None, metadata={
+        "help": "Token budget of one engine step, decodes included (TRT-LLM max_num_tokens, SGLang "
+                "chunked_prefill_size). None: the engine's default for the GPU"})
+    max_num_seqs: int | None = field(default=None, metadata={
+        "help": "Most sequences running at once (TRT-LLM max_batch_size, SGLang max_running_requests). None: the "
+                "engine's default"})
+    long_prefill_token_threshold: int = field(default=0, metadata={
+        "help": "Cap on one prompt's tokens per step so long prompts cannot take the whole budget; 0 = off. Applies "
+                "only to policies that chunk prompts"})
+    sglang_enable_mixed_chunk: bool = field(default=False, metadata={
+        "help": "SGLang --enable-mixed-chunk: fold running decodes into prefill batches"})
+    trtllm_chunked_context: bool = field(default=False, metadata={
+        "help": "TensorRT-LLM enable_chunked_context (off by default in TensorRT-LLM)"})
+    trtllm_capacity_policy: str = field(default="guaranteed-no-evict", metadata={
+        "help": "TensorRT-LLM CapacitySchedulerPolicy: guaranteed-no-evict or max-utilization"})
+    parallel_sampling: str = field(default="v1-children", metadata={
+        "help": "n > 1: v1-children (vLLM V1, n child requests sharing prompt blocks through the prefix cache) or "
+                "v0-fork-cow (vLLM V0 / the PagedAttention paper: fork after the prompt, copy-on-write)"})
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.policy, str) or not self.policy:
+            raise ValueError(f"policy must be a policy name, got {self.policy!r}")
+        if self.max_num_batched_tokens is not None:
+            check_positive_int("max_num_batched_tokens", self.max_num_batched_tokens)
+        if self.max_num_seqs is not None:
+            check_positive_int("max_num_seqs", self.max_num_seqs)
+        check_positive_int("long_prefill_token_threshold", self.long_prefill_token_threshold, minimum=0)
+        if self.trtllm_capacity_policy not in TRTLLM_CAPACITY_POLICIES:
+            raise ValueError(f"trtllm_capacity_policy must be one of {', '.join(TRTLLM_CAPACITY_POLICIES)}, "
+                             f"got {self.trtllm_capacity_policy!r}")
+        if self.parallel_sampling not in PARALLEL_SAMPLING_MODES:
+            raise ValueError(f"parallel_sampling must be one of {', '.join(PARALLEL_SAMPLING_MODES)}, "
+                             f"got {self.parallel_sampling!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class CacheConfig:
+    """Paged KV cache knobs (vLLM names)."""
+
+    block_size: int = field(default=16, metadata={"help": "Tokens per KV block (vLLM default 16)"})
+    gpu_memory_utilization: float = field(default=0.9, metadata={
+        "help": "Fraction of GPU memory for weights + KV cache (vLLM default 0.9)"})
+    num_gpu_blocks: int | None = field(default=None, metadata={
+        "help": "Override the number of KV blocks (None: derive from memory)"})
+    enable_prefix_caching: bool = field(default=False, metadata={"help": "Reuse cached full blocks across requests"})
+    eviction: str = field(default="lru", metadata={"help": "Which cached free block dies first: lru, fifo or lfu"})
+    allocation: str = field(default="incremental", metadata={
+        "help": "incremental (vLLM V1: blocks per step) or reserve (v0/Sarathi: whole prompt at admission)"})
+
+    def __post_init__(self) -> None:
+        check_positive_int("block_size", self.block_size)
+        if self.block_size > 1024:
+            raise ValueError(f"block_size must be at most 1024 tokens, got {self.block_size}")
+        g = self.gpu_memory_utilization
+        if isinstance(g, bool) or not isinstance(g, (int, float)) or not (0.0 < g <= 1.0):
+            raise ValueError(f"gpu_memory_utilization must be in (0, 1], got {g!r}")
+        if self.num_gpu_blocks is not None:
+            check_positive_int("num_gpu_blocks", self.num_gpu_blocks)
+            if self.num_gpu_blocks > MAX_NUM_GPU_BLOCKS:
+                raise ValueError(f"num_gpu_blocks must be at most {MAX_NUM_GPU_BLOCKS:,}, got {self.num_gpu_blocks:,}")
+        if self.eviction not in EVICTION_NAMES:
+            raise ValueError(f"eviction must be one of {', '.join(EVICTION_NAMES)}, got {self.eviction!r}")
+        if self.allocation not in ALLOCATION_NAMES:
+            raise ValueError(f"allocation must be one of {', '.join(ALLOCATION_NAMES)}, got {self.allocation!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class CostConfig:
+    """Assumptions of the cost model that are not datasheet facts; exposed so users can question them."""
+
+    step_overhead_s: float = field(default=0.002, metadata={
+        "help": "Fixed time per engine step: launches, sampling, scheduling (costmodel.md §1.4: 1–3 ms)"})
+    mbu: float = field(default=0.78, metadata={
+        "help": "Fraction of HBM bandwidth attention and lm_head kernels reach (vidur A100 linear kernels: about "
+                "78%); the dense layers use their own fitted value (chunkviz/cost/fitted.py)"})
+
+    def __post_init__(self) -> None:
+        o = self.step_overhead_s
+        if isinstance(o, bool) or not isinstance(o, (int, float)) or not math.isfinite(o) or o < 0 or o > 1:
+            raise ValueError(f"step_overhead_s must be between 0 and 1 second, got {o!r}")
+        if isinstance(self.mbu, bool) or not isinstance(self.mbu, (int, float)) or not (0.0 < self.mbu <= 1.0):
+            raise ValueError(f"mbu must be in (0, 1], got {self.mbu!r}")
