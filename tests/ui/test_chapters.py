@@ -37,7 +37,8 @@ def test_chapter_opens_on_its_preset_with_the_step_held_back(number):
     first = traces[ch.policies[0]]
     mark, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
     held = slide_extras(ch, traces, done=False)
-    assert held["hold_ms"] == pytest.approx(mark.start_s * 1e3) and held["reveal_ms"] == pytest.approx(reveal.end_s * 1e3)
+    assert held["hold_ms"] == pytest.approx(mark.start_s * 1e3)
+    assert held["reveal_ms"] == pytest.approx(reveal.end_s * 1e3)
     assert slide_extras(ch, traces, done=True)["hold_ms"] is None
     # Every note is shown only from its event's end on, and every clicker stop is such an end.
     assert all(n["t_ms"] >= n["x_ms"] for n in held["notes"]) and held["stops"]
@@ -144,3 +145,48 @@ def test_lecture_mode_stays_on_across_pages_until_turned_off():
     assert "present" not in at.query_params
     at.switch_page(page_file(chapter(3))).run()
     assert any(e.proto.expanded for e in at.expander)
+
+
+def test_chapter_8_reveals_each_claim_only_after_the_learner_commits():
+    from ui.chapters.lessons import claims
+
+    at = open_app(page_file(chapter(8)))
+    found = claims()
+    radios = [r for r in at.radio if r.key.startswith("c8_claim_")]
+    assert [r.key for r in radios] == [f"c8_claim_{found[0].claim_id}"]  # one claim on screen, no verdict yet
+    shown = texts(at)
+    assert tr("chx.myth.verdict_true", "en") not in shown and tr("chx.myth.verdict_false", "en") not in shown
+    for i, c in enumerate(found):
+        wrong = "false" if c.holds else "true"
+        at.radio(key=f"c8_claim_{c.claim_id}").set_value(wrong).run()
+        assert not at.exception
+        verdict = tr("chx.myth.verdict_true" if c.holds else "chx.myth.verdict_false", "en")
+        assert verdict in at.error[-1].value  # the run's verdict, after the learner said the opposite
+        nxt = [r.key for r in at.radio if r.key.startswith("c8_claim_")]
+        assert len(nxt) == min(i + 2, len(found))
+
+
+@pytest.mark.parametrize("number", [5, 6, 7])
+def test_result_tables_wait_for_the_answer(number):
+    at = open_app(page_file(chapter(number)))
+    before = len(at.dataframe) + len(at.get("plotly_chart"))
+    p = prediction(number)
+    at.radio(key=f"c{number}_pred").set_value(p.correct_option).run()
+    assert len(at.dataframe) + len(at.get("plotly_chart")) > before
+
+
+def test_chapter_texts_quote_the_runs_they_describe():
+    """Chapter 2's step times are its prefill-first run's; chapter 3's FLOPs are written as the attention page
+    writes them for the same example (the link opens that example)."""
+    from chunkviz.lessons.attention_math import run_attention_demo
+    from ui.fmt import si
+
+    at = open_app(page_file(chapter(2)))
+    trace = run_scenario(scenario_for(chapter(2), PREFILL_FIRST))
+    mark = find_bookmark(trace, "long_prefill")
+    assert f"take {mark.duration_ms:,.0f} ms in one step" in texts(at)
+    at = open_app(page_file(chapter(3)))
+    demo = run_attention_demo(num_tokens=64, head_dim=64, chunk_tokens=16)
+    assert f"the same {si(demo.total_attention_flops)} attention FLOPs" in texts(at)
+    at.switch_page("pages/attention_page.py").run()
+    assert si(demo.total_attention_flops) in [m.value for m in at.metric]

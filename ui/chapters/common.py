@@ -105,13 +105,13 @@ def chapter_traces(ch: Chapter, policies: tuple[str, ...] | None = None) -> dict
     return out
 
 
-def predict_then_reveal(ch: Chapter, results: list[str]) -> None:
+def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = None) -> None:
     """The chapter's question (element keyed `predict`); answering lifts the stage's hold and moves its cursor past
     the key step (in the browser), checks the simulator's answer, and shows the runs' `results`."""
     p = prediction(ch.number)
     fmt = {k: v for k, v in p.figures}
     with st.container(border=True, key="predict"):
-        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}')}")
+        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **(fields or {}))}")
         left, right = st.columns([5, 2], vertical_alignment="center")
         lang_labels = {o: t(f"chx.o.{ch.number}.{o}") for o in p.option_ids}
         answer = left.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",

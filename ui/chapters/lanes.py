@@ -11,7 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 from chunkviz.analysis.metrics import summarize
-from chunkviz.lessons.chapters import Bookmark, Chapter, bookmarks, find_bookmark
+from chunkviz.lessons.chapters import (LECTURE_BUDGET_TOKENS, PRESETS, Bookmark, Chapter, bookmarks, find_bookmark,
+                                       long_request_id)
 from chunkviz.simulator.trace import Trace
 from ui.chapters.chat import chat_payload
 from ui.chapters.common import engine_label, is_present, predict_then_reveal
@@ -71,6 +72,19 @@ def stops(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
     return sorted(out, key=lambda m: m["t_ms"])
 
 
+def question_fields(ch: Chapter, traces: dict[str, Trace]) -> dict[str, float | int]:
+    """The figures a question names, read from the chapter's first run (never typed into the text): the long
+    request, its prompt, the budget, the shared system prompt, R1's arrival after R0."""
+    first = traces[ch.policies[0]]
+    rid = long_request_id(first)
+    req = {r.request_id: r for r in first.requests}
+    segments = [r.segments or () for r in PRESETS[ch.preset].requests()[:2]]
+    same = len(segments) == 2 and all(segments) and segments[0][0] == segments[1][0]
+    shared = segments[0][0].num_tokens if same else 0
+    return {"rid": rid, "prompt_tokens": req[rid].prompt_tokens, "budget": LECTURE_BUDGET_TOKENS,
+            "prefix_tokens": shared, "gap_ms": (req[1].arrival_s - req[0].arrival_s) * 1e3 if 1 in req else 0.0}
+
+
 def metrics_line(trace: Trace) -> str:
     m = summarize(trace)
 
@@ -105,6 +119,15 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
     return out
 
 
+def long_prefill_fields(trace: Trace) -> dict[str, float | int]:
+    """Chapter 2's figures from its prefill-first run: the document's whole-prompt step and a typical decode step
+    (the median of the decode-only steps), so the text says what the stage draws."""
+    mark = find_bookmark(trace, "long_prefill")
+    decodes = sorted(s.duration_s for s in trace.steps if all(c.phase == "decode" for c in s.chunks) and s.chunks)
+    return {"rid": mark.request_id, "prompt_tokens": mark.prompt_tokens, "prefill_ms": mark.duration_ms,
+            "decode_ms": decodes[len(decodes) // 2] * 1e3 if decodes else 0.0, "budget": LECTURE_BUDGET_TOKENS}
+
+
 def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bool = False,
           height_px: int | None = None) -> None:
     """The chapter's stage (element keyed `stage`): all engines on one time axis, notes and chats in the browser;
@@ -117,6 +140,7 @@ def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bo
                           extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
                           start_ms=None if key is None or linked else key.start_s * 1e3)
     many = len(traces) > 1
-    predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()])
+    predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
+                        question_fields(ch, traces))
     if not is_present():
         st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
