@@ -269,7 +269,11 @@ class Timeline {
     ctx.font = `600 ${font}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "left";
     const idle = i >= 0 && this.cursor > st.s[i] + st.d[i] + 1e-6;
     const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i], total: st.n.length });
-    ctx.fillText(`${e.tag} · ${e.label} · ${stepText}`, 4, top + font + 2);
+    // The engine's name gives way (…) before its step number does, so a long name never runs off the panel.
+    const room = (this.plot.clientWidth || 600) - 12 - ctx.measureText(` · ${stepText}`).width;
+    let name = `${e.tag} · ${e.label}`;
+    while (name.length > 4 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
+    ctx.fillText(`${name} · ${stepText}`, 4, top + font + 2);
     const laneTop = top + font + 8, stepH = Math.max(font, 14);
     const small = d.present ? d.tick_px : d.tick_px - 2;  // lecture mode: no text under 16 px
     ctx.font = `${small}px sans-serif`; ctx.fillText(this.t("steps"), 2, laneTop + stepH - 3);

@@ -105,13 +105,30 @@ def chapter_traces(ch: Chapter, policies: tuple[str, ...] | None = None) -> dict
     return out
 
 
+# The metrics each chapter's slide and results use (its question, the chat windows' first token and gaps, the
+# results line "TTFT p50 · TBT p99"), defined on the slide as a hover on the question.
+CHAPTER_TERMS = {1: ("ttft", "tbt"), 2: ("ttft", "tbt", "pct"), 3: ("ttft", "tbt", "pct"), 4: ("ttft", "tbt", "pct"),
+                 5: ("ttft", "tbt", "pct"), 6: ("ttft", "tbt", "pct", "goodput"), 7: ("ttft", "tbt", "pct"),
+                 8: ("ttft", "tbt", "pct")}
+
+
+def metric_definitions(number: int) -> str | None:
+    """The shared definitions (ui/text_common.py def.*, rendered by ui/page_common.definitions, from the
+    words-colours branch) of the chapter's metrics; None until that helper is on this branch."""
+    from ui import page_common
+
+    render = getattr(page_common, "definitions", None)
+    return render(*CHAPTER_TERMS[number]) if render is not None else None
+
+
 def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = None) -> None:
     """The chapter's question (element keyed `predict`); answering lifts the stage's hold and moves its cursor past
     the key step (in the browser), checks the simulator's answer, and shows the runs' `results`."""
     p = prediction(ch.number)
     fmt = {k: v for k, v in p.figures}
     with st.container(border=True, key="predict"):
-        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **(fields or {}))}")
+        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **(fields or {}))}",
+                    help=metric_definitions(ch.number))
         left, right = st.columns([5, 2], vertical_alignment="center")
         lang_labels = {o: t(f"chx.o.{ch.number}.{o}") for o in p.option_ids}
         answer = left.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",

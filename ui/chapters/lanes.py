@@ -115,7 +115,7 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
         out["chat_joiner"] = "" if current_lang() == "zh" else " "
     # Tall enough for each engine's lanes (and its 2×2 chat windows beside them), short enough that the question
     # under the stage stays inside 720 px (tests/e2e/test_slides_browser.py).
-    out["height_px"] = height_px or {1: 250, 2: 330}.get(len(traces), 360)
+    out["height_px"] = height_px or {1: 230, 2: 330}.get(len(traces), 360)
     return out
 
 
