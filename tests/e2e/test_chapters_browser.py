@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from chunkviz.lessons.chapters import CHAPTERS
 from chunkviz.lessons.predictions import prediction
@@ -30,17 +31,20 @@ _MEASURE = """() => {
   const r = (s) => { const e = document.querySelector(s); if (!e) return null; const b = e.getBoundingClientRect();
                      return [b.left, b.top, b.right, b.bottom]; };
   const side = document.querySelector('[data-testid="stSidebar"]');
-  let small = 99, where = "";
-  for (const root of document.querySelectorAll('.st-key-stage, .st-key-predict')) {
+  let small = 99, where = "", seen = 0;
+  const walk = (root) => {  // the component draws inside a shadow root: walk into it
     for (const e of root.querySelectorAll('*')) {
+      if (e.shadowRoot) walk(e.shadowRoot);
       const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
       if (!own || !e.getClientRects().length) continue;
+      seen++;
       const px = parseFloat(getComputedStyle(e).fontSize);
       if (px < small) { small = px; where = e.textContent.trim().slice(0, 40); }
     }
-  }
+  };
+  document.querySelectorAll('.st-key-stage, .st-key-predict').forEach(walk);
   return {stage: r('.st-key-stage'), predict: r('.st-key-predict'), scroll: document.documentElement.scrollWidth,
-          side: side ? side.getBoundingClientRect().right : 0, small, where};
+          side: side ? side.getBoundingClientRect().right : 0, small, where, seen};
 }"""
 
 
@@ -71,7 +75,7 @@ def _check_slide(page, number: int, lang: str, scheme: str) -> None:
     assert _inside(m["stage"]) and _inside(m["predict"]), (number, lang, m)
     assert m["scroll"] <= VIEW["width"], (number, lang, m)  # no horizontal scroll
     assert m["side"] <= 1, (number, lang, m)  # the sidebar is collapsed
-    assert m["small"] >= 16, (number, lang, m)
+    assert m["seen"] > 20 and m["small"] >= 16, (number, lang, m)  # the chats, legend and buttons were walked
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}.png"))
     box = page.locator(BOX)
     assert box.get_attribute("data-held") == "1"  # the question holds the cursor at its moment
@@ -128,7 +132,7 @@ def test_a_student_walks_chapter_1_to_8_answering_wrong_then_right(projector, se
         _answer(projector, ch.number, wrong, "stAlertContentError")
         box = projector.locator(BOX)
         # The answer lifted the hold: the stage moved to the moment the question was about and labels it.
-        projector.wait_for_function(f"document.querySelector('{BOX}').dataset.held === '0'", timeout=30000)
+        expect(box).to_have_attribute("data-held", "0", timeout=30000)  # (the element lives in a shadow root)
         assert int(box.get_attribute("data-notes")) >= 1
         _answer(projector, ch.number, p.correct_option, "stAlertContentSuccess")
         if ch.number < len(CHAPTERS):
