@@ -88,7 +88,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "lecture", (SGLANG_DEFAULT, DECODE_FIRST), ("long_prefill", "long_last_chunk"), "long_last_chunk"),
     Chapter(8, "ch8-misconceptions", "Misconceptions and interview questions", "常见误区与面试题",
             "Six claims about chunked prefill: say true or false to each, then a run of the simulator checks it.",
-            "关于 Chunked Prefill 的六个说法：先判断对错，再用模拟器跑一遍核对。",
+            "关于分块预填充的六个说法：先判断对错，再用模拟器跑一遍核对。",
             "lecture", (PREFILL_FIRST, DECODE_FIRST), ("long_prefill", "long_first_token")),
 )
 

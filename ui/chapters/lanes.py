@@ -115,7 +115,8 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
         out["chat_joiner"] = "" if current_lang() == "zh" else " "
     # Tall enough for each engine's lanes (and its 2×2 chat windows beside them), short enough that the question
     # under the stage stays inside 720 px (tests/e2e/test_slides_browser.py).
-    out["height_px"] = height_px or {1: 230, 2: 330}.get(len(traces), 360)
+    many_lanes = max(len(tr.requests) for tr in traces.values()) > 8
+    out["height_px"] = height_px or {1: 300 if many_lanes else 230, 2: 330}.get(len(traces), 360)
     return out
 
 

@@ -100,7 +100,7 @@ def _figures_table(rows: tuple[knobs.RunFigures, ...], first_col: str) -> None:
 _KNOBS_CSS = """<style>
 .st-key-c7_knobs table {table-layout: fixed; width: 100%}
 .st-key-c7_knobs td, .st-key-c7_knobs th {overflow-wrap: anywhere; word-break: break-word; white-space: normal}
-.st-key-c7_knobs code {white-space: normal; overflow-wrap: anywhere}
+.st-key-c7_knobs code {white-space: normal; overflow-wrap: anywhere; font-size: 16px}
 </style>"""
 
 
