@@ -287,7 +287,9 @@ class Timeline {
     const laneH = lanes.length ? Math.min(bodyH / lanes.length, d.lane_max_px) : 0;
     const row = new Map(lanes.map((r, n) => [r, n])), every = Math.max(1, Math.ceil((d.tick_px + 2) / Math.max(laneH, 1)));
     ctx.fillStyle = col.text; ctx.font = `${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
-    lanes.forEach((r, n) => { if (n % every === 0 && (d.present || n * laneH >= 6)) ctx.fillText("R" + r, 2, bodyTop + n * laneH + laneH * 0.8); });
+    // A label's baseline never rises into the steps row above, however thin the lanes are.
+    const labelY = (n) => bodyTop + n * laneH + Math.max(laneH * 0.8, (d.present ? small : 11) * 0.8);
+    lanes.forEach((r, n) => { if (n % every === 0 && (d.present || n * laneH >= 6) && labelY(n) <= top + h) ctx.fillText("R" + r, 2, labelY(n)); });
     const s = e.segs;
     for (let j = 0; j < s.r.length; j++) {
       if (!(s.s[j] < hi && s.e[j] > x0)) continue;
