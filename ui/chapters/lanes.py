@@ -108,7 +108,8 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
            "hold_ms": None if done or key is None else key.start_s * 1e3,
            "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
     if chats:
-        out["chats"] = [chat_payload(tr, 4, stove=kitchen) for tr in traces.values()]
+        # The kitchen seats every table (six requests, three rows); other chapters show the document and 3 chats.
+        out["chats"] = [chat_payload(tr, 6 if kitchen else 4, stove=kitchen) for tr in traces.values()]
         out["chat_text"] = {k: t(f"chx.chat.{k}") for k in _CHAT_KEYS}
         out["chat_text"]["head"] = t("chx.chat.table" if kitchen else "chx.chat.head")
         out["chat_words"] = t("chx.words").split()
@@ -116,7 +117,8 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
     # Tall enough for each engine's lanes (and its 2×2 chat windows beside them), short enough that the question
     # under the stage stays inside 720 px (tests/e2e/test_slides_browser.py).
     many_lanes = max(len(tr.requests) for tr in traces.values()) > 8
-    out["height_px"] = height_px or {1: 300 if many_lanes else 230, 2: 330}.get(len(traces), 360)
+    one = 270 if kitchen else 300 if many_lanes else 230
+    out["height_px"] = height_px or {1: one, 2: 330}.get(len(traces), 360)
     return out
 
 
