@@ -76,9 +76,11 @@ class Timeline {
 
   toggleBlank() { this.blank = !this.blank; this.box.classList.toggle("blank", this.blank); this.box.dataset.blank = this.blank ? "1" : "0"; }
 
+  // F: the whole page full screen (the slide as laid out for 1280×720, in the page's own theme), F again leaves.
   toggleFull() {
-    const target = this.box.closest(".st-key-stage") || this.box;
-    if (document.fullscreenElement) document.exitFullscreen(); else if (target.requestFullscreen) target.requestFullscreen().catch(() => {});
+    const page = document.documentElement;
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    else if (page.requestFullscreen) page.requestFullscreen().catch(() => {});
   }
 
   build() {
