@@ -98,6 +98,16 @@ def answered(ch: Chapter) -> bool:
     return st.session_state.get(f"c{ch.number}_pred") is not None
 
 
+def hold_s(mark: Bookmark | None, trace: Trace) -> float | None:
+    """Where the question holds the cursor: the key step's start; for a queue wait, the waiting request's arrival
+    (at the step's start the lanes would already show the whole wait, which is the answer)."""
+    if mark is None:
+        return None
+    if mark.kind == "longest_wait":
+        return next(r.arrival_s for r in trace.requests if r.request_id == mark.request_id)
+    return mark.start_s
+
+
 def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool = True, kitchen: bool = False,
                  height_px: int | None = None) -> dict:
     """What the chapter adds to the comparison payload: notes, clicker stops, the question's hold (until `done`)
@@ -105,7 +115,7 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
     first = traces[ch.policies[0]]
     key, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
     out = {"slide": True, "notes": notes(ch, traces), "stops": stops(ch, traces), "zoom_ms": 300.0,
-           "hold_ms": None if done or key is None else key.start_s * 1e3,
+           "hold_ms": None if done or key is None else hold_s(key, first) * 1e3,
            "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
     if chats:
         # The kitchen seats every table (six requests, three rows); other chapters show the document and 3 chats.
@@ -136,12 +146,13 @@ def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bo
     """The chapter's stage (element keyed `stage`): all engines on one time axis, notes and chats in the browser;
     then its question (keyed `predict`). Engine titles carry their metrics only once the question is answered."""
     runs = [(engine_label(p), tr) for p, tr in traces.items()]
-    key = find_bookmark(traces[ch.policies[0]], ch.bookmarks[0])
+    first = traces[ch.policies[0]]
+    start = hold_s(find_bookmark(first, ch.bookmarks[0]), first)
     linked = "t_ms" in st.query_params  # a shared link's cursor wins over the key bookmark (still held back)
     with st.container(key="stage"):
         render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(),
                           extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
-                          start_ms=None if key is None or linked else key.start_s * 1e3)
+                          start_ms=None if start is None or linked else start * 1e3)
     many = len(traces) > 1
     predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
                         question_fields(ch, traces))
