@@ -6,11 +6,17 @@ from chunkviz.lessons.chapters import CHAPTERS
 from ui.chapters.common import nav_label, page_file
 from ui.deep_link import fix_first_deep_link, folder_navigation_ran
 from ui.i18n import t
+from ui.lecture import lecture_css, lecture_on
 from ui.plain import md_escape
 from ui.url_state import take_errors
 from ui.widgets import language_switch, sidebar_scenario
 
-st.set_page_config(page_title="chunkviz", page_icon="🍳", layout="wide")
+# Lecture mode (?present=1) is one flag for the whole session: read before the page, so every page sees it.
+lecture = lecture_on()
+st.set_page_config(page_title="chunkviz", page_icon="🍳", layout="wide",
+                   initial_sidebar_state="collapsed" if lecture else "auto")
+if lecture:
+    lecture_css()
 language_switch()
 # url_path must differ from the file's stem: AppTest (1.67) otherwise reruns pages/<stem>.py without this frame.
 # The default page is served at "/" (Streamlit ignores its url_path), so timeline links are "/?step=…".

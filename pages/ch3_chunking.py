@@ -3,16 +3,19 @@
 import streamlit as st
 
 from chunkviz.lessons.attention_math import run_attention_demo
-from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
-from ui.chapters.lanes import draw_lanes
+from ui.chapters.common import chapter_traces, footer, header, lesson
+from ui.chapters.lanes import slide
+from ui.fmt import si
 from ui.i18n import t
 
+# The attention page's example, opened by the link below with these same values (its ?am_n, ?am_d, ?am_chunk), and
+# its FLOPs written as that page writes them (ui.fmt.si), so the two pages show the same figure.
+EXAMPLE = {"am_n": 64, "am_d": 64, "am_chunk": 16}
 ch = header(3)
-demo = run_attention_demo(num_tokens=64, head_dim=16, chunk_tokens=16)
+demo = run_attention_demo(num_tokens=EXAMPLE["am_n"], head_dim=EXAMPLE["am_d"], chunk_tokens=EXAMPLE["am_chunk"])
 traces = chapter_traces(ch)
-cur = cursor(ch, traces)
-draw_lanes(ch, traces, cur)
-lesson(t("chx.body.3", diff=demo.max_abs_diff, flops=demo.total_attention_flops,
-         ratio=demo.total_kv_read_bytes / demo.one_pass_kv_read_bytes))
-st.page_link("pages/attention_page.py", label=t("nav.attention"))
+slide(ch, traces)
+lesson(t("chx.body.3", n=demo.num_tokens, d=demo.head_dim, chunk=demo.chunk_tokens, diff=demo.max_abs_diff,
+         flops=si(demo.total_attention_flops), ratio=demo.total_kv_read_bytes / demo.one_pass_kv_read_bytes))
+st.page_link("pages/attention_page.py", label=t("nav.attention"), query_params={k: str(v) for k, v in EXAMPLE.items()})
 footer(ch)

@@ -2,16 +2,15 @@
 
 import streamlit as st
 
-from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
-from ui.chapters.lanes import draw_lanes
+from ui.chapters.common import chapter_traces, footer, header, lesson
+from ui.chapters.lanes import slide
 from ui.chapters.lessons import sharing_facts
 from ui.i18n import t
 
 ch = header(4)
 facts = sharing_facts()
 traces = chapter_traces(ch)
-cur = cursor(ch, traces)
-draw_lanes(ch, traces, cur)
+slide(ch, traces)
 lesson(t("chx.body.4", refs=facts.max_ref_count, shared=facts.num_shared_blocks, cow=facts.num_copy_on_write))
 st.page_link("pages/kv_cache_page.py", label=t("nav.kv"))
 footer(ch)

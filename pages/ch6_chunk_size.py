@@ -2,16 +2,15 @@
 
 import streamlit as st
 
-from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
-from ui.chapters.lanes import draw_lanes
+from ui.chapters.common import chapter_traces, footer, header, lesson
+from ui.chapters.lanes import answered, slide
 from ui.chapters.lessons import budget_lesson
 from ui.i18n import t
 
 ch = header(6)
 traces = chapter_traces(ch)
-cur = cursor(ch, traces)
-draw_lanes(ch, traces, cur, chats=False)
-if st.session_state.get("c6_pred") is not None:  # the sweep is the answer: drawn once the learner has predicted
+slide(ch, traces, chats=False)
+if answered(ch):  # the sweep is the answer: drawn once the learner has predicted
     budget_lesson()
 lesson(t("chx.body.6"))
 st.page_link("pages/tradeoffs_page.py", label=t("nav.tradeoffs"))

@@ -1,14 +1,15 @@
 """Chapter 7 · The engines' knobs: vLLM, SGLang, TensorRT-LLM settings, defaults, sources, effects."""
 
-from ui.chapters.common import chapter_traces, cursor, footer, header, lesson
-from ui.chapters.lanes import draw_lanes
-from ui.chapters.lessons import knobs_lesson
+from ui.chapters.common import chapter_traces, footer, header, lesson
+from ui.chapters.lanes import answered, slide
+from ui.chapters.lessons import knobs_effects, knobs_table
 from ui.i18n import t
 
 ch = header(7)
 traces = chapter_traces(ch)
-cur = cursor(ch, traces)
-draw_lanes(ch, traces, cur)
+slide(ch, traces)
 lesson(t("chx.body.7"))
-knobs_lesson()
+knobs_table()
+if answered(ch):  # the runs' figures would answer the question: shown once the learner has predicted
+    knobs_effects()
 footer(ch)

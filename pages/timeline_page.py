@@ -4,19 +4,18 @@ does; what chunking costs in TTFT and how to get it back."""
 import streamlit as st
 
 from chunkviz.analysis.metrics import summarize
-from ui.timeline.downloads import download_buttons
+from ui.comparison import render_comparison
+from ui.comparison_export import html_for
 from ui.i18n import current_lang, t
+from ui.lecture import lecture_toggle
 from ui.offline_download import download_view
 from ui.runs import trace_or_error
-from ui.timeline.export import html_for
+from ui.timeline.downloads import download_buttons
 from ui.timeline.lesson import scenario_for, settings, ttft_lesson
-from ui.timeline.view import lecture_css, present_mode, render_comparison
 
 head = st.columns([4, 1.3], vertical_alignment="center")
 with head[1]:
-    present = present_mode()
-if present:
-    lecture_css()
+    present = lecture_toggle(t("tlv.present"), t("tlv.present_help"))
 head[0].title(t("tl.title"))
 if present:
     with st.expander(t("tlv.settings")):

@@ -7,12 +7,17 @@ from unittest.mock import patch
 
 import pytest
 
-from chunkviz.lessons.chapters import CHAPTERS, PRESETS, chapter, find_bookmark, scenario_for
+from chunkviz.lessons.chapters import CHAPTERS, PREFILL_FIRST, PRESETS, chapter, find_bookmark, scenario_for
 from chunkviz.analysis.scenario import run_scenario
 from chunkviz.lessons.predictions import prediction
 from tests.ui.apptest_helpers import open_app, texts
 from ui.chapters.common import page_file
+from ui.chapters.lanes import slide_extras
 from ui.i18n import tr
+
+
+def _traces(ch):
+    return {p: run_scenario(scenario_for(ch, p)) for p in ch.policies}
 
 
 @pytest.mark.parametrize("number", range(1, 9))
@@ -25,12 +30,21 @@ def test_chapter_opens_on_its_preset_with_the_step_held_back(number):
     assert tr(f"chx.preset.{ch.preset}", "en") in shown  # says that it replaces the sidebar's scenario
     assert at.radio(key=f"c{number}_pred").value is None
     assert tr("chx.pred.hold", "en") in shown
-    # The cursor sits at the key bookmark's start: that step is not drawn yet.
-    trace = run_scenario(scenario_for(ch, ch.policies[0]))
-    mark = find_bookmark(trace, ch.bookmarks[0])
-    slider = at.slider(key=f"c{number}_step")
-    assert slider.value == at.session_state[f"c{number}_step"] > 0
-    assert len(PRESETS[ch.preset].requests()) <= 24 and mark is not None
+    assert len(PRESETS[ch.preset].requests()) <= 24
+    # The stage holds the cursor at the key bookmark's start (that step is not drawn) until the question is answered;
+    # answering lifts the hold and sends the cursor to the end of the moment the question asked about.
+    traces = _traces(ch)
+    first = traces[ch.policies[0]]
+    mark, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
+    held = slide_extras(ch, traces, done=False)
+    arrival = {r.request_id: r.arrival_s for r in first.requests}.get(mark.request_id)
+    # A queue wait is held at the request's arrival (its start would already show the wait); others at the step.
+    assert held["hold_ms"] == pytest.approx((arrival if mark.kind == "longest_wait" else mark.start_s) * 1e3)
+    assert held["reveal_ms"] == pytest.approx(reveal.end_s * 1e3)
+    assert slide_extras(ch, traces, done=True)["hold_ms"] is None
+    # Every note is shown only from its event's end on, and every clicker stop is such an end.
+    assert all(n["t_ms"] >= n["x_ms"] for n in held["notes"]) and held["stops"]
+    assert {round(s["t_ms"], 6) for s in held["stops"]} >= {round(n["t_ms"], 6) for n in held["notes"]}
 
 
 def _links(at) -> dict[str, str]:
@@ -61,11 +75,12 @@ def test_the_prediction_is_checked_against_the_simulator(number):
     p = prediction(number)
     wrong = next(o for o in p.option_ids if o != p.correct_option)
     at = open_app(page_file(chapter(number)))
-    before = at.session_state[f"c{number}_step"]
+    metrics = tr("chx.metrics", "en", ttft=0, tbt=0, gap=0, thr=0).split(" ")[0]  # "TTFT"
+    assert metrics not in "\n".join(c.value for c in at.caption)  # no result before the answer
     at.radio(key=f"c{number}_pred").set_value(wrong).run()
     assert not at.exception
     assert at.error and tr(f"chx.o.{number}.{p.correct_option}", "en") in at.error[0].value
-    assert at.session_state[f"c{number}_step"] > before  # answering reveals the step
+    assert metrics in "\n".join(c.value for c in at.caption)  # the runs' figures, once answered
     at.radio(key=f"c{number}_pred").set_value(p.correct_option).run()
     assert at.success and tr("chx.pred.right", "en") in at.success[0].value
 
@@ -93,18 +108,21 @@ def test_lecture_chapters_come_first_in_the_navigation_numbered_in_both_language
     assert reference == ["", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces", "measure"]
 
 
-def test_the_stall_is_labelled_on_the_chart_and_the_chats_freeze():
-    at = open_app(page_file(chapter(2)))
-    at.radio(key="c2_pred").set_value("no").run()
-    shown = texts(at)
-    # A frozen chat window, labelled with the length of the step that runs R4's whole prompt (prefill-first).
-    from chunkviz.analysis.scenario import run_scenario
-    from chunkviz.lessons import chapters as lessons
-
-    trace = run_scenario(lessons.scenario_for(chapter(2), lessons.PREFILL_FIRST))
+def test_the_stall_is_labelled_on_the_stage_and_the_chats_can_freeze():
+    ch = chapter(2)
+    traces = _traces(ch)
+    extras = slide_extras(ch, traces, done=True)
+    trace = traces[PREFILL_FIRST]
     step = next(s for s in trace.steps if any(c.request_id == 4 and c.phase == "prefill" for c in s.chunks))
-    assert f"frozen for {step.duration_s * 1e3:.0f} ms" in shown
-    assert "R4" in shown
+    # The label of R4's whole-prompt step (prefill-first), drawn in engine A's lanes from the step's end on.
+    note = next(n for n in extras["notes"] if n["eng"] == 0 and n["lane"] == 4)
+    assert f"{step.duration_s * 1e3:.0f} ms" in note["text"] and "chats frozen" in note["text"]
+    assert note["t_ms"] == pytest.approx((step.start_s + step.duration_s) * 1e3)
+    # The chat windows carry each box's token times; a chat waiting through that step is past the frozen limit.
+    chats = extras["chats"][0]
+    assert step.duration_s * 1e3 > chats["frozen_ms"]
+    r0 = next(b for b in chats["boxes"] if b["r"] == 0)
+    assert not any(step.start_s * 1e3 < x < (step.start_s + step.duration_s) * 1e3 for x in r0["tok"])
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -112,3 +130,65 @@ def test_sidebar_scenario_widgets_are_hidden_on_chapters_with_the_reason(lang):
     at = open_app(page_file(chapter(1)), lang=lang)
     assert any(tr("chx.sidebar_note", lang) == i.value for i in at.sidebar.info)
     assert not [s for s in at.sidebar.selectbox if s.key == "preset"]
+
+
+def test_lecture_mode_stays_on_across_pages_until_turned_off():
+    """?present=1 on a chapter: `/` shows the toggle on, the next chapter still hides its lesson; the toggle on `/`
+    turns it off for the chapters too (one flag for the session, ui/lecture.py)."""
+    at = open_app(page_file(chapter(2)), present="1")
+    assert at.query_params.get("present") in ("1", ["1"])
+    at.switch_page("pages/timeline_page.py").run()
+    assert not at.exception and at.toggle(key="present").value
+    at.switch_page(page_file(chapter(3))).run()
+    assert at.expander[0].proto.expanded is False  # the lesson is folded: the teacher tells it
+    at.switch_page("pages/timeline_page.py").run()
+    at.toggle(key="present").set_value(False).run()
+    assert at.session_state["_lecture"] is False
+    assert "present" not in at.query_params
+    at.switch_page(page_file(chapter(3))).run()
+    assert any(e.proto.expanded for e in at.expander)
+
+
+def test_chapter_8_reveals_each_claim_only_after_the_learner_commits():
+    from ui.chapters.lessons import claims
+
+    at = open_app(page_file(chapter(8)))
+    found = claims()
+    radios = [r for r in at.radio if r.key.startswith("c8_claim_")]
+    assert [r.key for r in radios] == [f"c8_claim_{found[0].claim_id}"]  # one claim on screen, no verdict yet
+    shown = texts(at)
+    assert tr("chx.myth.verdict_true", "en") not in shown and tr("chx.myth.verdict_false", "en") not in shown
+    for i, c in enumerate(found):
+        wrong = "false" if c.holds else "true"
+        at.radio(key=f"c8_claim_{c.claim_id}").set_value(wrong).run()
+        assert not at.exception
+        verdict = tr("chx.myth.verdict_true" if c.holds else "chx.myth.verdict_false", "en")
+        assert verdict in at.error[-1].value  # the run's verdict, after the learner said the opposite
+        nxt = [r.key for r in at.radio if r.key.startswith("c8_claim_")]
+        assert len(nxt) == min(i + 2, len(found))
+
+
+@pytest.mark.parametrize("number", [5, 6, 7])
+def test_result_tables_wait_for_the_answer(number):
+    at = open_app(page_file(chapter(number)))
+    before = len(at.dataframe) + len(at.get("plotly_chart"))
+    p = prediction(number)
+    at.radio(key=f"c{number}_pred").set_value(p.correct_option).run()
+    assert len(at.dataframe) + len(at.get("plotly_chart")) > before
+
+
+def test_chapter_texts_quote_the_runs_they_describe():
+    """Chapter 2's step times are its prefill-first run's; chapter 3's FLOPs are written as the attention page
+    writes them for the same example (the link opens that example)."""
+    from chunkviz.lessons.attention_math import run_attention_demo
+    from ui.fmt import si
+
+    at = open_app(page_file(chapter(2)))
+    trace = run_scenario(scenario_for(chapter(2), PREFILL_FIRST))
+    mark = find_bookmark(trace, "long_prefill")
+    assert f"take {mark.duration_ms:,.0f} ms in one step" in texts(at)
+    at = open_app(page_file(chapter(3)))
+    demo = run_attention_demo(num_tokens=64, head_dim=64, chunk_tokens=16)
+    assert f"the same {si(demo.total_attention_flops)} attention FLOPs" in texts(at)
+    at.switch_page("pages/attention_page.py").run()
+    assert si(demo.total_attention_flops) in [m.value for m in at.metric]

@@ -1,24 +1,22 @@
-"""Glue every lecture chapter shares: header with Previous/Next, the preset's traces, the cursor with bookmarks,
-predict-then-reveal, and `chapter_chart`, the one function through which chapters draw their charts.
+"""Glue every lecture chapter shares: header with Previous/Next, the preset's traces, predict-then-reveal, and
+`chapter_chart`, the one function through which chapters draw their Plotly charts (the lanes are the shared
+comparison component, see ui/chapters/lanes.py).
 
-Invariant: a chapter opens on its key bookmark with the step not yet drawn; only an answer to its question (or the
-learner moving the cursor) reveals the step, and the answer is checked against the simulator's, never a constant.
+Invariant: a chapter opens on its key bookmark with the step not yet drawn; only an answer to its question reveals
+the step, and the answer is checked against the simulator's, never a constant.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import plotly.graph_objects as go
 import streamlit as st
 
-from chunkviz.analysis.timeline import union_step_times
 from chunkviz.lessons import chapters as lessons
-from chunkviz.lessons.chapters import Bookmark, Chapter
+from chunkviz.lessons.chapters import Chapter
 from chunkviz.lessons.predictions import prediction as _core_prediction
 from chunkviz.simulator.trace import Trace
 from ui.i18n import t
-from ui.playback import playback
+from ui.lecture import lecture_on
 from ui.runs import CACHE_TTL_S, cached_trace, trace_or_error
 
 
@@ -48,19 +46,16 @@ def engine_label(policy: str) -> str:
 
 
 def is_present() -> bool:
-    """Lecture mode: larger type on the chapters' charts, lesson text folded. Set by ?present=1 (or cleared by
-    ?present=0) and kept for the session, because moving to the next chapter drops the query string."""
-    flag = st.query_params.get("present")
-    if flag in ("0", "1"):
-        st.session_state["_chx_present"] = flag == "1"
-    return bool(st.session_state.get("_chx_present", False))
+    """Lecture mode (ui/lecture.py: one flag for the session, on every page until turned off)."""
+    return lecture_on()
 
 
 # Chapters are projected: less padding above the title and a smaller h1, so the chart starts within 720 px; the
 # Previous/Next links look like buttons (the next one filled, as the way forward).
 _COMPACT_CSS = """<style>
 [data-testid="stMainBlockContainer"] {padding-top: 2.2rem; padding-bottom: 2rem}
-[data-testid="stMainBlockContainer"] h1 {font-size: 1.85rem; padding: 0 0 0.2rem 0}
+[data-testid="stMainBlockContainer"] h1 {font-size: 1.85rem; padding: 0}
+.st-key-ch_see p {margin-bottom: 0}
 [class*="st-key-ch_prev"] a, [class*="st-key-ch_next"] a {border: 1px solid rgba(128,128,128,0.45);
   border-radius: 0.5rem; justify-content: center}
 [class*="st-key-ch_next"] a, [class*="st-key-ch_next"] a:hover {background: #E15759 !important; border-color: #E15759}
@@ -85,13 +80,14 @@ def _nav_links(ch: Chapter, where: str, container=None) -> None:
 
 
 def header(number: int) -> Chapter:
-    """Title, the one-line "what you will see" beside Previous/Next (the preset note goes under the chart)."""
+    """Title beside Previous/Next, then the one-line "what you will see" (the preset note goes under the chart)."""
     ch = lessons.chapter(number)
     st.html(_COMPACT_CSS)
-    st.title(nav_label(ch))
-    left, right = st.columns([3, 2], vertical_alignment="center")
-    left.markdown(t("chx.see", see=t(f"chx.see.{number}")))
+    left, right = st.columns([3, 2], vertical_alignment="center")  # one row: a slide's height is precious
+    left.title(nav_label(ch))
     _nav_links(ch, "top", right)
+    with st.container(key="ch_see"):
+        st.markdown(t("chx.see", see=t(f"chx.see.{number}")))
     return ch
 
 
@@ -117,75 +113,49 @@ def chapter_traces(ch: Chapter, policies: tuple[str, ...] | None = None) -> dict
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Cursor:
-    time_s: float
-    marks: tuple[Bookmark, ...]  # of the chapter's first engine
-    key_mark: Bookmark | None
+# The metrics each chapter's slide and results use (its question, the chat windows' first token and gaps, the
+# results line "TTFT p50 · TBT p99"), defined on the slide as a hover on the question.
+CHAPTER_TERMS = {1: ("ttft", "tbt"), 2: ("ttft", "tbt", "pct"), 3: ("ttft", "tbt", "pct"), 4: ("ttft", "tbt", "pct"),
+                 5: ("ttft", "tbt", "pct"), 6: ("ttft", "tbt", "pct", "goodput"), 7: ("ttft", "tbt", "pct"),
+                 8: ("ttft", "tbt", "pct")}
 
 
-def _grid(traces: dict[str, Trace]) -> tuple[float, ...]:
-    """Step starts of every engine plus each run's end: a cursor at a step's start shows nothing of that step."""
-    ends = {round(tr.makespan_s, 12) for tr in traces.values()}
-    return tuple(sorted(set(union_step_times(*traces.values())) | ends))
+def metric_definitions(number: int) -> str | None:
+    """The shared definitions (ui/text_common.py def.*, rendered by ui/page_common.definitions, from the
+    words-colours branch) of the chapter's metrics; None until that helper is on this branch."""
+    from ui import page_common
+
+    render = getattr(page_common, "definitions", None)
+    return render(*CHAPTER_TERMS[number]) if render is not None else None
 
 
-def _index_at(grid: tuple[float, ...], time_s: float) -> int:
-    return min(range(len(grid)), key=lambda i: abs(grid[i] - time_s))
-
-
-def _jump(key: str, target: int) -> None:
-    st.session_state[key] = target
-
-
-def cursor(ch: Chapter, traces: dict[str, Trace]) -> Cursor:
-    """Playback over all engines' steps, opening on the key bookmark's start; bookmark buttons jump to their ends."""
-    first = traces[ch.policies[0]]
-    marks = lessons.bookmarks(first, ch.bookmarks)
-    grid = _grid(traces)
-    key = f"c{ch.number}_step"
-    key_mark = marks[0] if marks else None
-    if key_mark is not None:
-        st.session_state.setdefault(key, _index_at(grid, key_mark.start_s))
-    index = playback(key, len(grid))
-    cols = st.columns([1.2] + [2] * len(marks) + [max(0.1, 6 - 2 * len(marks))], vertical_alignment="center")
-    cols[0].markdown(f"**{t('chx.bookmarks')}**")
-    for col, m in zip(cols[1:], marks):
-        col.button(t("chx.jump", what=t(f"chx.bm.{m.kind}")), key=f"c{ch.number}_bm_{m.kind}", on_click=_jump,
-                   args=(key, _index_at(grid, m.end_s)), width="stretch")
-    return Cursor(grid[index] + 1e-9, marks, key_mark)
-
-
-def _reveal(key: str, target: int) -> None:
-    st.session_state[key] = target
-
-
-def predict_then_reveal(ch: Chapter, traces: dict[str, Trace], cur: Cursor) -> None:
-    """The chapter's question; answering moves the cursor past the key step and checks the simulator's answer."""
+def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = None) -> None:
+    """The chapter's question (element keyed `predict`); answering lifts the stage's hold and moves its cursor past
+    the key step (in the browser), checks the simulator's answer, and shows the runs' `results`."""
     p = prediction(ch.number)
-    grid = _grid(traces)
-    reveal = lessons.find_bookmark(traces[ch.policies[0]], ch.reveal_kind)
-    target = _index_at(grid, reveal.end_s) if reveal is not None else len(grid) - 1
     fmt = {k: v for k, v in p.figures}
-    with st.container(border=True, key=f"c{ch.number}_predict"):
-        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}')}")
+    with st.container(border=True, key="predict"):
+        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **(fields or {}))}",
+                    help=metric_definitions(ch.number))
+        left, right = st.columns([5, 2], vertical_alignment="center")
         lang_labels = {o: t(f"chx.o.{ch.number}.{o}") for o in p.option_ids}
-        answer = st.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",
-                          format_func=lang_labels.get, label_visibility="collapsed",
-                          on_change=_reveal, args=(f"c{ch.number}_step", target))
+        answer = left.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",
+                            format_func=lang_labels.get, label_visibility="collapsed")
         if answer is None:
-            st.caption(t("chx.pred.hold"))
+            right.caption(t("chx.pred.hold"))
             return
         if answer == p.correct_option:
             st.success(t("chx.pred.right") + " " + t(f"chx.a.{ch.number}", **fmt))
         else:
             st.error(t("chx.pred.wrong", answer=lang_labels[p.correct_option]) + " " + t(f"chx.a.{ch.number}", **fmt))
+        st.caption(" · ".join(results) if len(results) == 1 else "  \n".join(results))
 
 
-def chapter_chart(key: str, figure: go.Figure, traces: dict[str, Trace] | None = None,
-                  cursor_s: float | None = None) -> None:
-    """Every chapter chart goes through here (Plotly today). `traces` and `cursor_s` are what a browser-side
-    timeline component needs, so it can replace the Plotly figure for the lane charts without touching pages."""
+def chapter_chart(key: str, figure: go.Figure) -> None:
+    """Every chapter's Plotly chart goes through here: lecture mode sets its type to at least 16 px."""
     if is_present():
         figure.update_layout(font={"size": 16})
+        figure.update_xaxes(tickfont={"size": 16}, title_font={"size": 16})
+        figure.update_yaxes(tickfont={"size": 16}, title_font={"size": 16})
+        figure.update_annotations(font_size=16)
     st.plotly_chart(figure, width="stretch", key=key, config={"displayModeBar": False})

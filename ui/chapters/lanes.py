@@ -1,21 +1,28 @@
-"""The lane view every chapter opens with: per engine, a one-line metric summary, the request lanes with the
-bookmarks' labels drawn on them, and the chat windows typing along with the cursor.
+"""The slide every chapter shows: its engines' lanes in the shared comparison component (ui/comparison.py), with
+the bookmarks' sentences drawn once the cursor passes them and the chat windows typing along, all in the browser;
+then the chapter's question.
 
-Invariant: a label appears only once the cursor has passed its event, so a prediction is never given away.
+Invariant: a label appears only once the cursor has passed its event, and until the question is answered the
+cursor cannot pass the key bookmark's start (the component's hold), so a prediction is never given away.
 """
 
 from __future__ import annotations
 
+import streamlit as st
+
 from chunkviz.analysis.metrics import summarize
-from chunkviz.lessons.chapters import Bookmark, Chapter, bookmarks
+from chunkviz.lessons.chapters import (LECTURE_BUDGET_TOKENS, PRESETS, Bookmark, Chapter, bookmarks, find_bookmark,
+                                       long_request_id)
 from chunkviz.simulator.trace import Trace
-from ui.chapters.charts_lanes import EngineRow, Note, lanes_figure
-from ui.chapters.chat import chat_windows
-from ui.chapters.common import Cursor, chapter_chart, engine_label, is_present, predict_then_reveal
+from ui.chapters.chat import chat_payload
+from ui.chapters.common import engine_label, is_present, predict_then_reveal
+from ui.comparison import render_comparison
+from ui.comparison_export import html_for
 from ui.i18n import current_lang, t
-from ui.offline import view_html
 from ui.offline_download import download_view
-from ui.page_common import lane_labels
+
+_CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done", "stove", "stove_decode",
+              "stove_idle")
 
 
 def label_for(mark: Bookmark, trace: Trace) -> str:
@@ -40,52 +47,119 @@ def label_for(mark: Bookmark, trace: Trace) -> str:
     return t("chx.lbl.longest_gap", ms=ms, frozen=frozen)
 
 
-def notes_for(trace: Trace, kinds: tuple[str, ...], cursor_s: float) -> tuple[Note, ...]:
-    out, seen_steps = [], set()
-    for mark in bookmarks(trace, kinds):
-        if mark.end_s <= cursor_s and mark.step_index not in seen_steps:  # one label per step: the first kind wins
-            seen_steps.add(mark.step_index)
-            lane = mark.request_id if mark.request_id is not None else 0
-            out.append(Note((mark.start_s + mark.end_s) / 2, lane, label_for(mark, trace)))
-    return tuple(out)
+def notes(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
+    """Every engine's bookmark sentences, shown from the event's end on (one per step: the first kind wins)."""
+    out = []
+    for eng, trace in enumerate(traces.values()):
+        seen = set()
+        for mark in bookmarks(trace, ch.bookmarks):
+            if mark.step_index in seen:
+                continue
+            seen.add(mark.step_index)
+            out.append({"t_ms": mark.end_s * 1e3, "x_ms": (mark.start_s + mark.end_s) / 2 * 1e3, "eng": eng,
+                        "lane": mark.request_id if mark.request_id is not None else 0,
+                        "text": label_for(mark, trace)})
+    return out
 
 
-def view_end_s(cursor_s: float, makespan_s: float, min_view_s: float = 0.3) -> float:
-    """The right edge of the lane chart: half as far again as the cursor (at least 300 ms, at most the run), so
-    the moment being taught fills the width instead of a corner of the whole run."""
-    return min(makespan_s, max(min_view_s, 1.5 * cursor_s))
+def stops(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
+    """Where PageDown stops: the end of each bookmark of each engine, labelled as the bookmark buttons are."""
+    many = len(traces) > 1
+    out = []
+    for tag, (policy, trace) in zip("ABCDEFGH", traces.items()):
+        for mark in bookmarks(trace, ch.bookmarks):
+            what = t(f"chx.bm.{mark.kind}")
+            out.append({"t_ms": mark.end_s * 1e3, "label": f"{tag}: {what}" if many else what,
+                        "title": engine_label(policy)})
+    return sorted(out, key=lambda m: m["t_ms"])
+
+
+def question_fields(ch: Chapter, traces: dict[str, Trace]) -> dict[str, float | int]:
+    """The figures a question names, read from the chapter's first run (never typed into the text): the long
+    request, its prompt, the budget, the shared system prompt, R1's arrival after R0."""
+    first = traces[ch.policies[0]]
+    rid = long_request_id(first)
+    req = {r.request_id: r for r in first.requests}
+    segments = [r.segments or () for r in PRESETS[ch.preset].requests()[:2]]
+    same = len(segments) == 2 and all(segments) and segments[0][0] == segments[1][0]
+    shared = segments[0][0].num_tokens if same else 0
+    return {"rid": rid, "prompt_tokens": req[rid].prompt_tokens, "budget": LECTURE_BUDGET_TOKENS,
+            "prefix_tokens": shared, "gap_ms": (req[1].arrival_s - req[0].arrival_s) * 1e3 if 1 in req else 0.0}
 
 
 def metrics_line(trace: Trace) -> str:
     m = summarize(trace)
+
     def ms(v: float | None) -> float:
         return float("nan") if v is None else v * 1e3
     return t("chx.metrics", ttft=ms(m.ttft_s.p50), tbt=ms(m.tbt_s.p99), gap=ms(m.tbt_s.max),
              thr=m.throughput_output_tokens_per_s)
 
 
-def draw_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor, chats: bool = True) -> None:
-    """All engines of the chapter in one lane chart on one time axis, the chapter's question, then each engine's
-    chat windows and the note that the chapter's preset replaces the sidebar's scenario."""
-    import streamlit as st
+def answered(ch: Chapter) -> bool:
+    return st.session_state.get(f"c{ch.number}_pred") is not None
 
-    x_max_s = view_end_s(cur.time_s, max(tr.makespan_s for tr in traces.values()))
-    rows = tuple(EngineRow(f"<b>{engine_label(p)}</b> — {metrics_line(tr)}", tr,
-                           notes_for(tr, ch.bookmarks, cur.time_s)) for p, tr in traces.items())
-    fig = lanes_figure(rows, cur.time_s, x_max_s, lane_labels(), big=is_present())
-    chapter_chart(f"c{ch.number}_lanes", fig, traces, cur.time_s)
-    predict_then_reveal(ch, traces, cur)  # under the chart, whose key step it holds back until answered
+
+def hold_s(mark: Bookmark | None, trace: Trace) -> float | None:
+    """Where the question holds the cursor: the key step's start; for a queue wait, the waiting request's arrival
+    (at the step's start the lanes would already show the whole wait, which is the answer)."""
+    if mark is None:
+        return None
+    if mark.kind == "longest_wait":
+        return next(r.arrival_s for r in trace.requests if r.request_id == mark.request_id)
+    return mark.start_s
+
+
+def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool = True, kitchen: bool = False,
+                 height_px: int | None = None) -> dict:
+    """What the chapter adds to the comparison payload: notes, clicker stops, the question's hold (until `done`)
+    and the reveal, chat windows (and the kitchen's stove)."""
+    first = traces[ch.policies[0]]
+    key, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
+    out = {"slide": True, "notes": notes(ch, traces), "stops": stops(ch, traces), "zoom_ms": 300.0,
+           "hold_ms": None if done or key is None else hold_s(key, first) * 1e3,
+           "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
     if chats:
-        for policy, trace in traces.items():
-            chat_windows(trace, cur.time_s, engine_label(policy))
-    preset = t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}"))
-    st.caption(t("chx.cursor", ms=cur.time_s * 1e3) + " · " + preset)
-    download_lanes(ch, traces, cur)
+        # The kitchen seats every table (six requests, three rows); other chapters show the document and 3 chats.
+        out["chats"] = [chat_payload(tr, 6 if kitchen else 4, stove=kitchen) for tr in traces.values()]
+        out["chat_text"] = {k: t(f"chx.chat.{k}") for k in _CHAT_KEYS}
+        out["chat_text"]["head"] = t("chx.chat.table" if kitchen else "chx.chat.head")
+        out["chat_words"] = t("chx.words").split()
+        out["chat_joiner"] = "" if current_lang() == "zh" else " "
+    # Tall enough for each engine's lanes (and its 2×2 chat windows beside them), short enough that the question
+    # under the stage stays inside 720 px (tests/e2e/test_slides_browser.py).
+    many_lanes = max(len(tr.requests) for tr in traces.values()) > 8
+    one = 270 if kitchen else 300 if many_lanes else 230
+    out["height_px"] = height_px or {1: one, 2: 330}.get(len(traces), 360)
+    return out
 
 
-def download_lanes(ch: Chapter, traces: dict[str, Trace], cur: Cursor) -> None:
-    """"Download this view": the chapter's engines in the timeline component, opening at the chapter's cursor."""
+def long_prefill_fields(trace: Trace) -> dict[str, float | int]:
+    """Chapter 2's figures from its prefill-first run: the document's whole-prompt step and a typical decode step
+    (the median of the decode-only steps), so the text says what the stage draws."""
+    mark = find_bookmark(trace, "long_prefill")
+    decodes = sorted(s.duration_s for s in trace.steps if all(c.phase == "decode" for c in s.chunks) and s.chunks)
+    return {"rid": mark.request_id, "prompt_tokens": mark.prompt_tokens, "prefill_ms": mark.duration_ms,
+            "decode_ms": decodes[len(decodes) // 2] * 1e3 if decodes else 0.0, "budget": LECTURE_BUDGET_TOKENS}
+
+
+def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bool = False,
+          height_px: int | None = None) -> None:
+    """The chapter's stage (element keyed `stage`): all engines on one time axis, notes and chats in the browser;
+    then its question (keyed `predict`). Engine titles carry their metrics only once the question is answered."""
     runs = [(engine_label(p), tr) for p, tr in traces.items()]
+    first = traces[ch.policies[0]]
+    start = hold_s(find_bookmark(first, ch.bookmarks[0]), first)
+    linked = "t_ms" in st.query_params  # a shared link's cursor wins over the key bookmark (still held back)
+    with st.container(key="stage"):
+        mounted = render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(),
+                          extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
+                          start_ms=None if start is None or linked else start * 1e3)
+    many = len(traces) > 1
+    predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
+                        question_fields(ch, traces))
+    if not is_present():
+        st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
+    # "Download this view" under the question (the slide keeps 1280×720): the very slide, notes and chats included.
     lang = current_lang()
-    download_view(lambda: view_html("timeline", lang, runs=runs, t0_ms=cur.time_s * 1e3),
-                  f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")
+    download_view(lambda: html_for(mounted, lang), f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")

@@ -97,14 +97,33 @@ def _figures_table(rows: tuple[knobs.RunFigures, ...], first_col: str) -> None:
                                                        for k in list(cols)[1:5]})
 
 
-def knobs_lesson() -> None:
-    # A markdown table wraps long defaults and sources within the page (a dataframe would cut them off).
-    head = [t(f"chx.knob.{c}") for c in ("engine", "name", "default", "source", "setting")]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for k in knobs.KNOBS:
-        setting = f"`{k.setting}`" if k.setting else f"*{t('chx.knob.not_modelled')}*"
-        lines.append(f"| {t('chx.knob.engine.' + k.engine)} | `{k.name}` | {t(default_key(k))} | `{k.source}` | {setting} |")
-    st.markdown("\n".join(lines))
+# The knobs table wraps inside 1280 px: fixed layout, and long names, defaults and sources break inside a cell
+# instead of pushing the page sideways (chapter 7 overflowed to x = 1505 before).
+_KNOBS_CSS = """<style>
+.st-key-c7_knobs table {table-layout: fixed; width: 100%}
+.st-key-c7_knobs td, .st-key-c7_knobs th {overflow-wrap: anywhere; word-break: break-word; white-space: normal}
+.st-key-c7_knobs code {white-space: normal; overflow-wrap: anywhere; font-size: 16px}
+</style>"""
+
+
+def knobs_table() -> None:
+    """The knobs of one engine at a time (vLLM, SGLang, TensorRT-LLM): name, default, source, simulator setting."""
+    engines = list(dict.fromkeys(k.engine for k in knobs.KNOBS))
+    st.html(_KNOBS_CSS)
+    with st.container(key="c7_knobs"):
+        engine = st.segmented_control(t("chx.knob.engine"), engines, default=engines[0], key="c7_engine",
+                                      format_func=lambda e: t(f"chx.knob.engine.{e}")) or engines[0]
+        head = [t(f"chx.knob.{c}") for c in ("name", "default", "source", "setting")]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for k in knobs.KNOBS:
+            if k.engine == engine:
+                setting = f"`{k.setting}`" if k.setting else f"*{t('chx.knob.not_modelled')}*"
+                lines.append(f"| `{k.name}` | {t(default_key(k))} | `{k.source}` | {setting} |")
+        st.markdown("\n".join(lines))
+
+
+def knobs_effects() -> None:
+    """What each modelled knob does in a run, and when to turn chunking off: results, so shown after the answer."""
     modelled = [k for k in knobs.KNOBS if k.setting != knobs.NOT_MODELLED]
     pick = st.selectbox(t("chx.knob.pick"), range(len(modelled)), key="c7_knob",
                         format_func=lambda i: f"{t('chx.knob.engine.' + modelled[i].engine)} · {modelled[i].name}")
@@ -118,10 +137,23 @@ def knobs_lesson() -> None:
 
 
 def misconceptions_lesson() -> None:
+    """The claims one at a time: each asks true or false first, then shows the run's verdict and figures; the next
+    claim appears once this one is answered (no verdict is on screen before the learner commits)."""
+    st.subheader(t("chx.myth.title"))
+    options = ("true", "false")
     for c in claims():
-        verdict = t("chx.myth.verdict_true" if c.holds else "chx.myth.verdict_false")
-        why = t(f"chx.myth.{c.claim_id}.why", **dict(c.figures))
-        st.markdown(f"**{t(f'chx.myth.{c.claim_id}')}** {verdict} — {why}")
+        with st.container(border=True, key=f"c8_claim_box_{c.claim_id}"):
+            st.markdown(f"**{t(f'chx.myth.{c.claim_id}')}**")
+            said = st.radio(t(f"chx.myth.{c.claim_id}"), options, index=None, horizontal=True,
+                            key=f"c8_claim_{c.claim_id}", label_visibility="collapsed",
+                            format_func=lambda o: t(f"chx.myth.say_{o}"))
+            if said is None:
+                return
+            verdict = t("chx.myth.verdict_true" if c.holds else "chx.myth.verdict_false")
+            why = t(f"chx.myth.{c.claim_id}.why", **dict(c.figures))
+            right = (said == "true") == c.holds
+            (st.success if right else st.error)(f"{t('chx.pred.right') if right else t('chx.myth.wrong')} "
+                                                f"{verdict} — {why}")
     st.subheader(t("chx.interview.title"))
     for i in range(1, 7):
         with st.expander(t(f"chx.iq.{i}")):

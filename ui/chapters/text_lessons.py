@@ -22,8 +22,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "一张点单|一个请求;把食材一次备齐|Prefill：整段提示词一次算完;每轮上一道菜|Decode：每步一个 token;"
         "一轮炒菜|一个引擎步;装料包的冰箱|KV 缓存，每块 16 个 token;传菜员|调度器;"
         "100 道菜的宴席大单|6,806 token 的文档;干等着没菜上的一桌|被卡住的解码"),
-    "chx.q.1": ("R4's banquet order (its whole prompt) runs in one step. How many dishes (tokens) do the other tables "
-                "get during that step?", "R4 的宴席大单（整段提示词）在一步里算完。这一步里，其他桌能上几道菜（token）？"),
+    "chx.q.1": ("R{rid}'s banquet order (its whole prompt) runs in one step. How many dishes (tokens) do the other "
+                "tables get during that step?",
+                "R{rid} 的宴席大单（整段提示词）在一步里算完。这一步里，其他桌能上几道菜（token）？"),
     "chx.o.1.none": ("none", "一道都没有"),
     "chx.o.1.one_each": ("one each", "每桌一道"),
     "chx.o.1.several_each": ("several each", "每桌好几道"),
@@ -33,15 +34,17 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "{decode_tokens:.0f} 个 token：{frozen:.0f} 个对话整整一步都卡着。"),
     # 2 · long prefill
     "chx.body.2": (
-        "A prompt's prefill cost grows with its length: on an H100, 6,806 tokens of Llama-3-8B take about 160 ms "
-        "in one step, while a step of decodes takes about 8 ms. An engine that runs waiting prompts before decodes "
-        "(vLLM V0 without chunking) freezes every chat for that whole step. Chunking bounds the step instead: no "
-        "step carries more than the 512-token budget, so the chats keep their rhythm.",
-        "Prefill 的开销随提示词长度增长：在 H100 上，Llama-3-8B 一步算完 6,806 个 token 约需 160 毫秒，而一个解码步只要约 "
-        "8 毫秒。先跑等待中的提示词、再跑解码的引擎（不分块的 vLLM V0）会让所有对话在这一整步里卡住。分块则给每一步"
-        "封顶：任何一步都不超过 512 个 token 的预算，对话的节奏就不会乱。"),
-    "chx.q.2": ("In the step where R4's prompt runs, will R0 (already chatting) get a token?",
-                "在 R4 的提示词运行的那一步里，正在对话的 R0 能拿到一个 token 吗？"),
+        "A prompt's prefill cost grows with its length: in this run (Llama-3-8B on an H100), R{rid}'s "
+        "{prompt_tokens:,} tokens take {prefill_ms:,.0f} ms in one step, while a step of decodes takes about "
+        "{decode_ms:.0f} ms. An engine that runs waiting prompts before decodes (vLLM V0 without chunking) freezes "
+        "every chat for that whole step. Chunking bounds the step instead: no step carries more than the "
+        "{budget:,}-token budget, so the chats keep their rhythm.",
+        "Prefill 的开销随提示词长度增长：在这次运行里（H100 上的 Llama-3-8B），R{rid} 的 {prompt_tokens:,} 个 token "
+        "一步算完要 {prefill_ms:,.0f} 毫秒，而一个解码步只要约 {decode_ms:.0f} 毫秒。先跑等待中的提示词、再跑解码的引擎"
+        "（不分块的 vLLM V0）会让所有对话在这一整步里卡住。分块则给每一步封顶：任何一步都不超过 {budget:,} 个 token "
+        "的预算，对话的节奏就不会乱。"),
+    "chx.q.2": ("In the step where R{rid}'s prompt runs, will R0 (already chatting) get a token?",
+                "在 R{rid} 的提示词运行的那一步里，正在对话的 R0 能拿到一个 token 吗？"),
     "chx.o.2.yes": ("yes", "能"),
     "chx.o.2.no": ("no", "不能"),
     "chx.a.2": ("Prefill-first: R0 gets {r0_tokens:.0f} tokens in a {step_ms:.0f} ms step and {frozen:.0f} chats "
@@ -52,15 +55,16 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.body.3": (
         "Chunked prefill computes a prompt a budget's worth per step, after the decodes have taken their tokens. "
         "Chunk k's queries attend to the K and V that chunks 1…k−1 left in the cache plus their own causal "
-        "triangle, so the result equals one pass: on the attention page's 64-token example the two outputs differ "
-        "by {diff:.1e}, with the same {flops:,} attention FLOPs. What chunking adds is re-reading the cached K/V "
-        "({ratio:.1f}× the bytes there) and the weights once per chunk.",
+        "triangle, so the result equals one pass: on the attention page's {n}-token example (head size {d}, "
+        "chunks of {chunk}) the two outputs differ by {diff:.1e}, with the same {flops} attention FLOPs. What "
+        "chunking adds is re-reading the cached K/V ({ratio:.1f}× the bytes there) and the weights once per chunk.",
         "分块预填充每一步先让解码拿走各自的 token，再用剩下的预算算一块提示词。第 k 块的查询对前 1…k−1 块留在缓存里的 "
-        "K、V 以及本块自己的因果三角做注意力，结果与一次算完相同：注意力页面 64 个 token 的例子里，两者输出相差 "
-        "{diff:.1e}，注意力 FLOPs 同为 {flops:,}。分块多出来的是重复读取缓存中的 K/V（该例中字节数为 {ratio:.1f} 倍），"
+        "K、V 以及本块自己的因果三角做注意力，结果与一次算完相同：注意力页面 {n} 个 token 的例子里（头维度 {d}，"
+        "每块 {chunk} 个），两者输出相差 {diff:.1e}，注意力 FLOPs 同为 {flops}。分块多出来的是重复读取缓存中的 K/V（该例中字节数为 {ratio:.1f} 倍），"
         "以及每块重读一次权重。"),
-    "chx.q.3": ("R4's 6,806-token prompt, a 512-token budget per step: in how many steps is the prompt computed?",
-                "R4 的提示词有 6,806 个 token，每步预算 512：这段提示词要几步才能算完？"),
+    "chx.q.3": ("R{rid}'s {prompt_tokens:,}-token prompt, a {budget:,}-token budget per step: in how many steps is "
+                "the prompt computed?",
+                "R{rid} 的提示词有 {prompt_tokens:,} 个 token，每步预算 {budget:,}：这段提示词要几步才能算完？"),
     "chx.o.3.one_step": ("one step, as before", "和以前一样，一步"),
     "chx.o.3.prompt_over_budget": ("about prompt ÷ budget", "大约 提示词长度 ÷ 预算 步"),
     "chx.o.3.more_than_double": ("more than twice that", "比这还多一倍以上"),
@@ -82,8 +86,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "**引用计数**表示有几张块表持有它（这里最高 {refs}，同时共享 {shared} 块）。只填了一部分的共享块，在有人写入之前"
         "会先复制一份（**写时复制**）：像 vLLM V0 和 PagedAttention 论文那样在提示词之后分叉出两个采样，讲座预设里共复制了 {cow} 次"
         "（vLLM V1 则把每个采样当作独立请求，通过前缀缓存共享提示词的满块，从不复制）。"),
-    "chx.q.4": ("R1 starts with the same 1,000-token system prompt as R0. How many of its prompt tokens are computed "
-                "again?", "R1 和 R0 以同一段 1,000 token 的系统提示词开头。R1 的提示词有多少 token 要重新计算？"),
+    "chx.q.4": ("R1 starts with the same {prefix_tokens:,}-token system prompt as R0. How many of its prompt tokens "
+                "are computed again?",
+                "R1 和 R0 以同一段 {prefix_tokens:,} token 的系统提示词开头。R1 的提示词有多少 token 要重新计算？"),
     "chx.o.4.all": ("all of them", "全部"),
     "chx.o.4.all_but_shared_blocks": ("all but the shared full blocks", "除了共享的满块之外的部分"),
     "chx.o.4.none": ("none", "一个都不用"),
@@ -102,8 +107,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "**静态批处理**收下一批请求，要等这批里最后一个请求完成才接新的。**连续批处理**（Orca 的迭代级调度）每一步都重组"
         "批次：完成的离开，新来的加入。**解码优先**（无卡顿）批处理，如 Sarathi-Serve 和 vLLM V1，每一步先放进正在解码的"
         "请求，再把剩下的预算分给提示词块，于是 GPU 每步的工作量保持平稳，不再在巨大的预填充和很小的解码之间来回摆动。"),
-    "chx.q.5": ("Static batching: R1 arrives 64 ms after R0, which started alone. When does R1 get its first token?",
-                "静态批处理：R0 独自开始，R1 晚 64 毫秒到达。R1 什么时候拿到首个 token？"),
+    "chx.q.5": ("Static batching: R1 arrives {gap_ms:,.0f} ms after R0, which started alone. When does R1 get its "
+                "first token?", "静态批处理：R0 独自开始，R1 晚 {gap_ms:,.0f} 毫秒到达。R1 什么时候拿到首个 token？"),
     "chx.o.5.right_away": ("right away", "马上"),
     "chx.o.5.after_r0_finishes": ("only after R0 has finished its whole answer", "要等 R0 把整段回答生成完"),
     "chx.o.5.after_all": ("only after every other request", "要等其他所有请求都完成"),
@@ -219,6 +224,10 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "{tbt_max_ms_chunked:.0f} ms.",
                 "预填充优先 {ttft_p50_ms_mono:.1f} 毫秒，分块 {ttft_p50_ms_chunked:.1f} 毫秒：新来的对话排在文档的各块后面。"
                 "分块换来的是最长间隔：{tbt_max_ms_mono:.0f} → {tbt_max_ms_chunked:.0f} 毫秒。"),
+    "chx.myth.title": ("Six claims: true or false?", "六个说法：对还是错？"),
+    "chx.myth.say_true": ("true", "对"),
+    "chx.myth.say_false": ("false", "错"),
+    "chx.myth.wrong": ("The run says otherwise:", "运行结果不同："),
     "chx.myth.verdict_false": ("✗ does not hold", "✗ 不成立"),
     "chx.myth.verdict_true": ("✓ holds", "✓ 成立"),
     "chx.myth.lowers_ttft": ("“Chunking lowers TTFT.”", "“分块能降低首字延迟。”"),

@@ -1,4 +1,4 @@
-"""Texts of the timeline component and lecture mode (English, 中文); one term per concept (see ui/glossary.py)."""
+"""Texts of the comparison component (`/` and the chapters) and lecture mode (English, 中文); one term per concept (see ui/glossary.py)."""
 
 TEXTS: dict[str, tuple[str, str]] = {
     "tlv.first": ("Go to the start (Home)", "回到开头（Home）"),
@@ -44,4 +44,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                          "Link: add ?present=1.",
                          "大字号、设置折叠：整个对比放得进 1280×720 的投影。链接：加上 `?present=1`。"),
     "tlv.settings": ("Settings", "设置"),
+    "tlv.blank": ("Screen blanked: press B to show it again", "画面已遮住：按 B 重新显示"),
+    "tlv.clicker": ("PageDown / PageUp: next / previous moment · B: blank · F: full screen",
+                    "PageDown / PageUp：下一个 / 上一个时刻 · B：遮住画面 · F：全屏"),
 }

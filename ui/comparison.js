@@ -1,6 +1,8 @@
-// chunkviz timeline: both engines on one canvas with a shared time axis; the cursor (a time in ms) moves in the
-// browser (arrow keys, buttons, scrub, play by simulated time or by steps), so no step waits for a server rerun.
-// Invariant: nothing after the cursor is drawn; data arrives once per scenario (data.version) and is read-only.
+// chunkviz comparison element (`/` and the lecture chapters): the engines on one canvas with a shared time axis; the
+// cursor (a time in ms) moves in the browser (arrow keys, buttons, scrub, play by simulated time or by steps, and a
+// presentation clicker's PageDown / PageUp between the moments that teach), so no step waits for a server rerun.
+// Invariant: nothing after the cursor is drawn (bars, notes, chat text); while a question is open (data.hold_ms) the
+// cursor never passes it; data arrives once per scenario (data.version) and is read-only.
 
 const KINDS = ["waiting", "prefill", "decode", "stall", "preempted"];
 const STATE = (window.__cvTimelineState = window.__cvTimelineState || {});  // per key: survives re-mounts
@@ -53,8 +55,13 @@ class Timeline {
     this.d = data; this.key = key; this.root = root;
     const saved = STATE[key] || {};
     // A re-mount (rerun, new scenario) keeps the cursor where the user left it; a fresh page starts at the link's.
-    const start = saved.cursor !== undefined ? saved.cursor : data.t0_ms;
-    this.cursor = Math.min(Math.max(start, 0), data.end_ms);
+    // A clicker's PageDown at the question reveals it in the browser (the room answered aloud); kept across re-mounts.
+    this.revealed = data.hold_ms != null && saved.revealedHold === data.hold_ms;
+    let start = saved.cursor !== undefined ? saved.cursor : data.t0_ms;
+    // The question was just answered: go to the moment it asked about.
+    if (saved.held && data.hold_ms == null && data.reveal_ms != null) start = data.reveal_ms;
+    this.cursor = this.clamp(start);
+    this.blank = false;
     this.speed = saved.speed ?? data.default_speed;  // index into data.speeds
     this.follow = saved.follow ?? true;
     this.playing = false; this.acc = 0; this.last = 0; this.hits = [];
@@ -65,9 +72,42 @@ class Timeline {
 
   t(name) { return this.d.text[name] || name; }
 
+  // Every cursor move goes through here: inside the run, and not past an unanswered question.
+  clamp(ms) {
+    const hi = this.held() ? Math.min(this.d.hold_ms, this.d.end_ms) : this.d.end_ms;
+    return Math.min(Math.max(ms, 0), hi);
+  }
+
+  held() { return this.d.hold_ms != null && !this.revealed; }
+
+  // Where PageDown / PageUp stop: the chapter's moments (data.stops) or the page's bookmarks, in time order.
+  stops() {
+    const list = this.d.stops || this.d.bookmarks;
+    return [...new Set(list.map((m) => this.clamp(m.t_ms)))].sort((a, b) => a - b);
+  }
+
+  stopBy(n) {
+    if (n > 0 && this.held() && this.cursor >= this.d.hold_ms - 1e-6) {  // at the question: reveal its moment
+      this.revealed = true; this.jumpTo(this.d.reveal_ms != null ? this.d.reveal_ms : this.d.hold_ms); return;
+    }
+    const s = this.stops(), c = this.cursor;
+    const next = n > 0 ? s.find((v) => v > c + 1e-6) : [...s].reverse().find((v) => v < c - 1e-6);
+    this.jumpTo(next !== undefined ? next : n > 0 ? this.clamp(this.d.end_ms) : 0);
+  }
+
+  toggleBlank() { this.blank = !this.blank; this.box.classList.toggle("blank", this.blank); this.box.dataset.blank = this.blank ? "1" : "0"; }
+
+  // F: the whole page full screen (the slide as laid out for 1280×720, in the page's own theme), F again leaves.
+  toggleFull() {
+    const page = document.documentElement;
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    else if (page.requestFullscreen) page.requestFullscreen().catch(() => {});
+  }
+
   build() {
     const d = this.d, box = el("div", "cv" + (d.present ? " present" : ""));
     box.tabIndex = 0; this.box = box;
+    box.style.setProperty("--cv-stall", d.colours.stall); box.style.setProperty("--cv-decode", d.colours.decode);
     const bar = el("div", "bar");
     const btn = (label, title, fn) => { const b = el("button", "", label); b.title = title; b.onclick = fn; bar.appendChild(b); return b; };
     btn("|◀", this.t("first"), () => this.jumpTo(0));
@@ -80,26 +120,40 @@ class Timeline {
     d.speeds.forEach((s, i) => { const o = el("option", "", s.label); o.value = i; this.speedSel.appendChild(o); });
     this.speedSel.value = this.speed;
     this.speedSel.onchange = () => { this.speed = +this.speedSel.value; this.save(); };
-    bar.appendChild(this.speedSel);
+    if (!d.slide) bar.appendChild(this.speedSel);
     this.followBtn = btn(this.t("follow"), this.t("follow_help"), () => { this.follow = !this.follow; this.save(); this.draw(); });
+    if (d.slide) this.followBtn.remove();
     this.readout = el("span", "readout"); bar.appendChild(this.readout);
     box.appendChild(bar);
     this.scrub = el("input", "scrub"); this.scrub.type = "range"; this.scrub.min = 0; this.scrub.max = d.end_ms;
     this.scrub.step = "any"; this.scrub.setAttribute("aria-label", this.t("time"));
-    this.scrub.oninput = () => { this.pause(); this.cursor = +this.scrub.value; this.draw(); this.saveUrlSoon(); };
-    box.appendChild(this.scrub);
-    const stage = el("div", "stage"); this.canvas = el("canvas"); this.tip = el("div", "tip");
-    stage.appendChild(this.canvas); stage.appendChild(this.tip); box.appendChild(stage);
+    this.scrub.oninput = () => { this.pause(); this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
+    // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
+    (d.slide ? bar : box).appendChild(this.scrub);
+    const stage = el("div", "stage"), plot = el("div", "plot"); this.canvas = el("canvas"); this.tip = el("div", "tip");
+    plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
+    if (d.chats) { this.chatCol = el("div", "chats"); stage.appendChild(this.chatCol); stage.classList.add("with-chats"); }
     const row = el("div", "row"), legend = el("div", "legend"), marks = el("div", "marks");
     d.legend.forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
-    d.bookmarks.forEach((m) => { const b = el("button", "mark", m.label); b.title = m.title; b.onclick = () => this.jumpTo(m.t_ms); marks.appendChild(b); });
+    this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
     row.appendChild(legend); row.appendChild(marks); box.appendChild(row);
-    box.appendChild(this.cards());
-    this.why = el("div", "why"); box.appendChild(this.why);
+    if (!d.slide) box.appendChild(this.cards());
+    this.why = el("div", "why"); if (!d.slide) box.appendChild(this.why);
+    this.blankCover = el("div", "cover", this.t("blank")); box.appendChild(this.blankCover);
     this.canvas.onmousemove = (e) => this.hover(e);
     this.canvas.onmouseleave = () => { this.tip.style.display = "none"; };
     box.addEventListener("pointerdown", () => { window.__cvTimelineActive = this.key; });
     this.root.appendChild(box);
+  }
+
+  // A slide's buttons: every moment when they fit in a row (four), else the first engine's (PageDown visits all).
+  slideMarks() {
+    const s = this.d.stops || [];
+    return s.length <= 4 ? s : s.filter((m) => m.label.startsWith("A:"));
+  }
+
+  markButtons(holder, marks) {
+    marks.forEach((m) => { const b = el("button", "mark", m.label); b.title = m.title || m.label; b.onclick = () => this.jumpTo(m.t_ms); holder.appendChild(b); });
   }
 
   cards() {
@@ -117,7 +171,8 @@ class Timeline {
     return grid;
   }
 
-  save() { STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed, follow: this.follow }; }
+  save() { STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed, follow: this.follow, held: this.held(),
+                       revealedHold: this.revealed ? this.d.hold_ms : undefined }; }
 
   saveUrlSoon() {
     this.save();
@@ -137,22 +192,22 @@ class Timeline {
     this.pause();
     const g = this.d.grid_ms, i = this.gridIndex();
     const target = n > 0 ? Math.min(i + n, g.length - 1) : Math.max(lastBelow(g, this.cursor - 1e-6) + 1 + n, 0);
-    this.cursor = g[Math.max(target, 0)]; this.draw(); this.saveUrlSoon();
+    this.cursor = this.clamp(g[Math.max(target, 0)]); this.draw(); this.saveUrlSoon();
   }
 
-  jumpTo(ms) { this.pause(); this.cursor = Math.min(Math.max(ms, 0), this.d.end_ms); this.draw(); this.saveUrlSoon(); }
+  jumpTo(ms) { this.pause(); this.cursor = this.clamp(ms); this.draw(); this.saveUrlSoon(); }
 
   toggle() { if (this.playing) this.pause(); else this.play(); }
 
   play() {
-    if (this.cursor >= this.d.end_ms - 1e-6) this.cursor = 0;
+    if (this.cursor >= this.clamp(this.d.end_ms) - 1e-6) this.cursor = 0;
     this.playing = true; this.acc = 0; this.last = performance.now();
     this.playBtn.textContent = this.t("pause"); this.playBtn.classList.add("on");
     this.box.dataset.playing = "1";
     const tick = (now) => {
       if (!this.playing) return;
       this.advance(Math.min(now - this.last, 250)); this.last = now; this.draw();
-      if (this.cursor >= this.d.end_ms - 1e-6) { this.pause(); return; }
+      if (this.cursor >= this.clamp(this.d.end_ms) - 1e-6) { this.pause(); return; }
       this.raf = requestAnimationFrame(tick);
     };
     this.raf = requestAnimationFrame(tick);
@@ -160,13 +215,13 @@ class Timeline {
 
   advance(dtMs) {
     const s = this.d.speeds[this.speed];
-    if (s.kind === "sim") { this.cursor = Math.min(this.cursor + dtMs * s.factor, this.d.end_ms); return; }
+    if (s.kind === "sim") { this.cursor = this.clamp(this.cursor + dtMs * s.factor); return; }
     // By steps: at most one grid position per frame, so no step is skipped; the remainder carries over.
     this.acc = Math.min(this.acc + (dtMs * s.rate) / 1000, 1.999);
     if (this.acc >= 1) {
       this.acc -= 1;
       const g = this.d.grid_ms, i = this.gridIndex();
-      this.cursor = g[Math.min(i + 1, g.length - 1)];
+      this.cursor = this.clamp(g[Math.min(i + 1, g.length - 1)]);
     }
   }
 
@@ -180,6 +235,8 @@ class Timeline {
 
   window() {
     const d = this.d, w = d.window_ms;
+    // A chapter zooms on the moment being taught: half as far again as the cursor (at least zoom_ms), at most the run.
+    if (d.zoom_ms) return [0, Math.min(Math.max(d.end_ms, 1), Math.max(d.zoom_ms, 1.5 * this.cursor))];
     if (!this.follow || d.end_ms <= w) return [0, Math.max(d.end_ms, 1)];
     const hi = Math.min(Math.max(this.cursor, w * 0.85) + w * 0.15, d.end_ms);
     return [hi - w, hi];
@@ -200,18 +257,19 @@ class Timeline {
 
   draw() {
     const d = this.d, c = this.canvas, dpr = window.devicePixelRatio || 1;
-    const width = Math.max(this.box.clientWidth || 600, 300), height = d.height_px;
+    const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300), height = d.height_px;
     if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
       c.width = Math.round(width * dpr); c.height = Math.round(height * dpr); c.style.height = height + "px";
     }
     const ctx = c.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, width, height);
     const col = this.colours(), font = d.font_px, tick = d.tick_px;
-    const [x0, x1] = this.window(), left = d.gutter_px, right = width - 10, axisH = tick + 12;
+    const [x0, x1] = this.window(), left = d.gutter_px, right = width - (d.present ? 22 : 10), axisH = tick + 12;
     const X = (ms) => left + ((ms - x0) / (x1 - x0)) * (right - left);
     this.hits = [];
     const panelH = (height - axisH) / d.engines.length;
     const stepIdx = [];
-    d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, k * panelH, panelH, X, x0, x1, col, font)));
+    this.panelH = panelH; this.noteBoxes = [];
+    d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, k * panelH, panelH, X, x0, x1, col, font, k)));
     // Shared time axis with ticks every "nice" interval.
     const span = x1 - x0, raw = span / 8, pow = Math.pow(10, Math.floor(Math.log10(raw)));
     const stepMs = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= raw);
@@ -228,15 +286,20 @@ class Timeline {
     this.afterDraw(stepIdx);
   }
 
-  drawEngine(ctx, e, top, h, X, x0, x1, col, font) {
+  drawEngine(ctx, e, top, h, X, x0, x1, col, font, k) {
     const d = this.d, C = d.colours, hi = Math.min(this.cursor, x1), st = e.steps;
     const i = lastBelow(st.s, this.cursor);  // the step running at (or just finished by) the cursor
     ctx.font = `600 ${font}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "left";
     const idle = i >= 0 && this.cursor > st.s[i] + st.d[i] + 1e-6;
     const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i], total: st.n.length });
-    ctx.fillText(`${e.tag} · ${e.label} · ${stepText}`, 4, top + font + 2);
+    // The engine's name gives way (…) before its step number does, so a long name never runs off the panel.
+    const room = (this.plot.clientWidth || 600) - 12 - ctx.measureText(` · ${stepText}`).width;
+    let name = `${e.tag} · ${e.label}`;
+    while (name.length > 4 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
+    ctx.fillText(`${name} · ${stepText}`, 4, top + font + 2);
     const laneTop = top + font + 8, stepH = Math.max(font, 14);
-    ctx.font = `${d.tick_px - 2}px sans-serif`; ctx.fillText(this.t("steps"), 2, laneTop + stepH - 3);
+    const small = d.present ? d.tick_px : d.tick_px - 2;  // lecture mode: no text under 16 px
+    ctx.font = `${small}px sans-serif`; ctx.fillText(this.t("steps"), 2, laneTop + stepH - 3);
     for (let j = Math.max(lastBelow(st.s, x0) - 1, 0); j < st.s.length && st.s[j] < hi; j++) {
       const a = Math.max(st.s[j], x0), b = Math.min(st.s[j] + st.d[j], hi);
       if (b <= a) continue;
@@ -247,8 +310,10 @@ class Timeline {
     const lanes = this.activeLanes(e, x0, x1), bodyTop = laneTop + stepH + 6, bodyH = top + h - bodyTop - 4;
     const laneH = lanes.length ? Math.min(bodyH / lanes.length, d.lane_max_px) : 0;
     const row = new Map(lanes.map((r, n) => [r, n])), every = Math.max(1, Math.ceil((d.tick_px + 2) / Math.max(laneH, 1)));
-    ctx.fillStyle = col.text; ctx.font = `${Math.max(11, Math.min(d.tick_px - 2, laneH))}px sans-serif`;
-    lanes.forEach((r, n) => { if (n % every === 0 && n * laneH >= 6) ctx.fillText("R" + r, 2, bodyTop + n * laneH + laneH * 0.8); });
+    ctx.fillStyle = col.text; ctx.font = `${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
+    // A label's baseline never rises into the steps row above, however thin the lanes are.
+    const labelY = (n) => bodyTop + n * laneH + Math.max(laneH * 0.8, (d.present ? small : 11) * 0.8);
+    lanes.forEach((r, n) => { if (n % every === 0 && (d.present || n * laneH >= 6) && labelY(n) <= top + h) ctx.fillText("R" + r, 2, labelY(n)); });
     const s = e.segs;
     for (let j = 0; j < s.r.length; j++) {
       if (!(s.s[j] < hi && s.e[j] > x0)) continue;
@@ -258,7 +323,38 @@ class Timeline {
       hatch(ctx, d.patterns[KINDS[s.k[j]]], X(a), y + laneH * 0.1, X(b) - X(a), Math.max(laneH * 0.8, 1));
       this.hits.push([X(a), X(b), y, y + laneH, e, "seg", j]);
     }
+    this.drawNotes(ctx, k, X, x1, bodyTop, laneH, row, top + h);
     return i;
+  }
+
+  // The chapter's notes (data.notes: {t_ms, x_ms, eng, lane, text}) of engine k whose event the cursor has passed:
+  // a callout with a pointer at (x_ms, lane); later notes of the same engine sit one line lower, never on top.
+  drawNotes(ctx, k, X, x1, bodyTop, laneH, row, bottom) {
+    const d = this.d, notes = (d.notes || []).filter((n) => n.eng === k && n.t_ms <= this.cursor + 1e-6);
+    const size = d.present ? d.tick_px : 13, pad = 4, width = this.plot.clientWidth || 600;
+    ctx.font = `600 ${size}px sans-serif`;
+    const placed = [], top = bodyTop - laneH;
+    notes.forEach((n) => {
+      const px = X(Math.min(n.x_ms, x1)), lane = row.has(n.lane) ? row.get(n.lane) : 0;
+      const py = bodyTop + lane * laneH + laneH / 2, w = ctx.measureText(n.text).width + 2 * pad, h = size + 2 * pad;
+      const left = px < width * 0.55;
+      const bx = Math.max(2, Math.min(left ? px + 24 : px - 24 - w, width - w - 2));
+      // The first free line from the lane upward, then downward, inside the engine's panel: no two notes overlap.
+      const free = (y) => y >= top && y + h <= bottom - 2 && placed.every(([x, yy, ww]) => bx + w < x || bx > x + ww || y + h + 2 < yy || y > yy + h + 2);
+      let by = py - h / 2;
+      for (let k = 0; k < 12; k++) {
+        const up = py - h / 2 - k * (h + 3), down = py - h / 2 + k * (h + 3);
+        if (free(up)) { by = up; break; }
+        if (free(down)) { by = down; break; }
+      }
+      by = Math.min(Math.max(by, top), bottom - h - 2);
+      placed.push([bx, by, w]);
+      ctx.strokeStyle = d.colours.cursor; ctx.lineWidth = 2;
+      ctx.beginPath(); ctx.moveTo(px, py); ctx.lineTo(left ? bx : bx + w, by + h / 2); ctx.stroke();
+      ctx.fillStyle = "rgba(255,255,255,0.94)"; ctx.fillRect(bx, by, w, h); ctx.strokeRect(bx, by, w, h);
+      ctx.fillStyle = "#1f1f1f"; ctx.textAlign = "left"; ctx.fillText(n.text, bx + pad, by + size + pad - 3);
+      this.noteBoxes.push(n.text);
+    });
   }
 
   afterDraw(stepIdx) {
@@ -279,6 +375,8 @@ class Timeline {
     ds.cursorMs = this.cursor.toFixed(3); ds.draws = this.draws; ds.stepsShown = this.stepsShown;
     ds.dropped = this.dropped; ds.playing = this.playing ? "1" : "0"; ds.cursorX = (this.cursorX || 0).toFixed(1);
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
+    ds.notes = String(this.noteBoxes.length); ds.held = this.held() ? "1" : "0";
+    if (this.chatCol) this.drawChats(stepIdx);
   }
 
   hover(ev) {
@@ -318,6 +416,13 @@ class Timeline {
     const ours = this.box.contains(target) || (this.root.contains && this.root.contains(target));
     // Other widgets keep their own keys (Streamlit's sliders are divs with role="slider", not inputs).
     const role = target && target.getAttribute && target.getAttribute("role");
+    // A presentation clicker sends PageDown / PageUp: they step between moments wherever the focus is, except in
+    // a field where the learner types (so do B, blank, and F, full screen).
+    const typing = tag === "TEXTAREA" || (target && target.isContentEditable) ||
+      (tag === "INPUT" && !["radio", "checkbox", "range", "button"].includes(target.type));
+    const clicker = { PageDown: () => this.stopBy(1), PageUp: () => this.stopBy(-1), b: () => this.toggleBlank(),
+                      B: () => this.toggleBlank(), f: () => this.toggleFull(), F: () => this.toggleFull() }[ev.key];
+    if (clicker && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); ev.stopPropagation(); clicker(); return; }
     if (tag === "SELECT") return;  // the speed menu (ours or not) keeps its arrow keys
     const widget = ["slider", "spinbutton", "listbox", "combobox", "option", "radio", "textbox", "tab"].includes(role);
     if (!ours && (widget || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable))) return;
@@ -326,6 +431,54 @@ class Timeline {
     const fn = map[ev.key];
     if (!fn || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     ev.preventDefault(); ev.stopPropagation(); fn();
+  }
+
+  // Chat windows (data.chats: per engine, a few requests): each types the tokens emitted by the cursor; a chat
+  // whose last token is older than the engine's frozen_ms is frozen, drawn in the stall colour with a ‖ mark.
+  drawChats(stepIdx) {
+    const d = this.d, T = d.chat_text, c = this.cursor;
+    this.chatCol.replaceChildren(...d.chats.map((eng, k) => {
+      const block = el("div", "chat-engine"); block.style.height = this.panelH + "px";
+      if (eng.stove) block.appendChild(el("div", "stove", this.stove(eng, stepIdx[k], k)));
+      const grid = el("div", "chat-grid");
+      eng.boxes.forEach((b) => grid.appendChild(this.chatBox(b, eng, c, T)));
+      block.appendChild(grid);
+      return block;
+    }));
+    this.box.dataset.frozen = String(this.chatCol.querySelectorAll(".chat.frozen").length);
+  }
+
+  stove(eng, i, k) {
+    const st = this.d.engines[k].steps, T = this.d.chat_text;
+    if (i < 0 || this.cursor > st.s[i] + st.d[i] + 1e-6) return T.stove_idle;
+    if (!st.p[i]) return fill(T.stove_decode, { dec: fmt(st.dc[i], 0) });
+    return fill(T.stove, { p: fmt(st.p[i], 0), who: eng.stove[i] || "–", dec: fmt(st.dc[i], 0) });
+  }
+
+  chatBox(b, eng, c, T) {
+    const box = el("div", "chat"), head = el("div", "head"), text = el("div", "text"), status = el("div", "status");
+    head.textContent = fill(T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
+    const n = lastBelow(b.tok, c + 1e-6) + 1;  // tokens emitted by the cursor
+    let line = "";
+    if (b.arr > c) line = T.not_arrived;
+    else if (n === 0) {
+      const done = b.pre.filter((p) => p[0] <= c + 1e-6).reduce((acc, p) => Math.max(acc, p[1]), 0);
+      line = done ? fill(T.reading, { done: fmt(done, 0), total: fmt(b.prompt, 0) }) : fill(T.queued, { ms: fmt(c - b.arr, 0) });
+    } else {
+      // One line a projector can read: a frozen chat says only that; a typing one its first token and last gap.
+      const since = c - b.tok[n - 1], parts = [fill(T.first, { ms: fmt(b.tok[0] - b.arr, 0) })];
+      if (n >= b.out) parts.splice(0, 1, fill(T.done, { n: n }));
+      else if (since > eng.frozen_ms) { parts.splice(0, 1, fill(T.frozen, { ms: fmt(since, 0) })); box.classList.add("frozen"); }
+      else if (n >= 2) parts.push(fill(T.gap, { ms: fmt(b.tok[n - 1] - b.tok[n - 2], 1) }));
+      line = parts.join(" · ");
+      const words = this.d.chat_words, shown = [];
+      for (let i = Math.max(0, n - 8); i < n; i++) shown.push(words[(b.r * 7 + i) % words.length]);
+      text.textContent = (n > 8 ? "… " : "") + shown.join(this.d.chat_joiner) + " ▌";
+    }
+    status.textContent = line;
+    if (box.classList.contains("frozen")) box.style.borderColor = this.d.colours.stall;
+    box.appendChild(head); box.appendChild(text); box.appendChild(status);
+    return box;
   }
 
   destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
