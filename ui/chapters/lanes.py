@@ -153,8 +153,8 @@ def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bo
     linked = "t_ms" in st.query_params  # a shared link's cursor wins over the key bookmark (still held back)
     with st.container(key="stage"):
         mounted = render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(),
-                          extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
-                          start_ms=None if start is None or linked else start * 1e3)
+                                    extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
+                                    start_ms=None if start is None or linked else start * 1e3)
     many = len(traces) > 1
     predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
                         question_fields(ch, traces))
