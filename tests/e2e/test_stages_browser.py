@@ -133,3 +133,21 @@ def screenshot_view(page, name: str) -> None:
     """What a projector shows: the viewport with the stage at its top (not the full page)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+def test_a_long_string_slides_its_window_with_the_cursor(small, server_url):
+    refs = [(k * 7 + k // 5) % 9 for k in range(60)]
+    _open(small, server_url, "replacement", f"?pr_refs={','.join(map(str, refs))}&pr_step=50")
+    now = small.locator(".st-key-paging_stage .ref.now")
+    assert now.is_visible() and now.text_content() == str(refs[49])
+    assert now.get_attribute("title") == "reference 50"
+    small.locator(".st-key-paging_stage .readout").click()
+    small.keyboard.press("ArrowRight")
+    assert now.get_attribute("title") == "reference 51" and now.text_content() == str(refs[50])
+
+
+def test_without_an_anomaly_the_bookmark_loads_beladys_string(small, server_url):
+    _open(small, server_url, "replacement", "?pr_preset=textbook")
+    small.locator(".st-key-paging_stage button.mark.belady-load").click()  # a trigger: one server rerun
+    small.locator(".st-key-paging_stage button.mark.belady").wait_for(timeout=30000)
+    assert small.locator(".st-key-pr_refs input").input_value() == "1,2,3,4,1,2,5,1,2,3,4,5"
