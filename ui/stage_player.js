@@ -56,6 +56,8 @@ class StagePlayer {
 
   t(name) { return this.o.text[name] || name; }
 
+  resetHeight() { this.minHeight = 0; this.box.style.minHeight = ""; }  // a new layout (not a step) may shrink
+
   clamp(c) { return Math.min(Math.max(Math.round(Number(c) || 0), 0), this.o.positions - 1); }
 
   controls() {

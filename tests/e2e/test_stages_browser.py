@@ -91,8 +91,11 @@ def test_belady_bookmark_puts_three_and_four_frames_side_by_side(small, server_u
     assert cards.count() == 2 and "3 frames" in cards.nth(0).text_content() and "4 frames" in cards.nth(1).text_content()
     why = small.locator(".st-key-paging_stage .why").text_content()
     assert "with 4 frames it is a fault, with 3 frames a hit" in why and "9 vs 10" in why
+    tall = box.bounding_box()["height"]
     small.locator(".st-key-paging_stage button.mark.all").click()
     assert small.locator(".st-key-paging_stage .card").count() == 5
+    small.wait_for_timeout(200)
+    assert box.bounding_box()["height"] < tall - 100  # back to one grid: the stage gives the room back
 
 
 def test_the_paging_reason_names_the_rule_and_its_fact(small, server_url):

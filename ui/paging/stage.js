@@ -78,6 +78,7 @@ class PagingStage {
     // slides the window along a long string, updates the cells in place.
     const shape = [this.mode, this.sel, last - first].join("|");
     if (shape !== this.shape) {
+      if (this.shape !== undefined && this.shape.split("|")[0] !== this.mode) this.p.resetHeight();  // Belady ↔ all
       this.shape = shape;
       this.gridViews = gridTracks.map((t) => this.gridSkeleton(t, last - first));
       this.grids.replaceChildren(...this.gridViews.map((g) => g.root));
