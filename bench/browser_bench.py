@@ -169,6 +169,7 @@ def stage_playback(page, url: str, key: str, speed_index: int, seconds: float) -
     wait_idle(page)
     if not has_stage(page, key):
         return None
+    page.wait_for_timeout(1500)  # the page's Plotly charts finish drawing first (steady state, as for the keys)
     box = page.locator(f"{key} .cv.stage")
     page.locator(f"{key} select.speed").select_option(str(speed_index))
     read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0) for k in ("steps-shown", "draws", "dropped")}  # noqa: E731

@@ -56,6 +56,8 @@ class StagePlayer {
 
   t(name) { return this.o.text[name] || name; }
 
+  resetHeight() { this.minHeight = 0; this.box.style.minHeight = ""; }  // a new layout (not a step) may shrink
+
   clamp(c) { return Math.min(Math.max(Math.round(Number(c) || 0), 0), this.o.positions - 1); }
 
   controls() {
@@ -116,8 +118,10 @@ class StagePlayer {
     this.draw();
     const tick = (now) => {
       if (!this.playing) return;
-      // At most one position per frame, so none is skipped; the remainder carries over (capped below 2).
-      this.acc = Math.min(this.acc + (Math.min(now - this.last, 250) * this.o.speeds[this.speed]) / 1000, 1.999);
+      // At most one position per frame, so none is skipped; the remainder carries over, up to half a second of
+      // steps, so after a slow frame the next frames catch up one step each and the rate stays the one chosen.
+      const rate = this.o.speeds[this.speed];
+      this.acc = Math.min(this.acc + (Math.min(now - this.last, 250) * rate) / 1000, Math.max(1.999, rate / 2));
       this.last = now;
       if (this.acc >= 1) { this.acc -= 1; this.cursor = this.clamp(this.cursor + 1); this.draw(); }
       if (this.cursor >= this.o.positions - 1) { this.pause(); return; }

@@ -91,8 +91,11 @@ def test_belady_bookmark_puts_three_and_four_frames_side_by_side(small, server_u
     assert cards.count() == 2 and "3 frames" in cards.nth(0).text_content() and "4 frames" in cards.nth(1).text_content()
     why = small.locator(".st-key-paging_stage .why").text_content()
     assert "with 4 frames it is a fault, with 3 frames a hit" in why and "9 vs 10" in why
+    tall = box.bounding_box()["height"]
     small.locator(".st-key-paging_stage button.mark.all").click()
     assert small.locator(".st-key-paging_stage .card").count() == 5
+    small.wait_for_timeout(200)
+    assert box.bounding_box()["height"] < tall - 100  # back to one grid: the stage gives the room back
 
 
 def test_the_paging_reason_names_the_rule_and_its_fact(small, server_url):
@@ -133,3 +136,21 @@ def screenshot_view(page, name: str) -> None:
     """What a projector shows: the viewport with the stage at its top (not the full page)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+
+
+def test_a_long_string_slides_its_window_with_the_cursor(small, server_url):
+    refs = [(k * 7 + k // 5) % 9 for k in range(60)]
+    _open(small, server_url, "replacement", f"?pr_refs={','.join(map(str, refs))}&pr_step=50")
+    now = small.locator(".st-key-paging_stage .ref.now")
+    assert now.is_visible() and now.text_content() == str(refs[49])
+    assert now.get_attribute("title") == "reference 50"
+    small.locator(".st-key-paging_stage .readout").click()
+    small.keyboard.press("ArrowRight")
+    assert now.get_attribute("title") == "reference 51" and now.text_content() == str(refs[50])
+
+
+def test_without_an_anomaly_the_bookmark_loads_beladys_string(small, server_url):
+    _open(small, server_url, "replacement", "?pr_preset=textbook")
+    small.locator(".st-key-paging_stage button.mark.belady-load").click()  # a trigger: one server rerun
+    small.locator(".st-key-paging_stage button.mark.belady").wait_for(timeout=30000)
+    assert small.locator(".st-key-pr_refs input").input_value() == "1,2,3,4,1,2,5,1,2,3,4,5"

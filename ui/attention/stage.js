@@ -40,9 +40,14 @@ class AttentionStage {
     return row;
   }
 
-  colours() {
-    const css = getComputedStyle(this.p.box);
-    return { text: css.getPropertyValue("--st-text-color").trim() || css.color || "#31333f" };
+  colours() {  // the theme's text colour, read at most twice a second (a style read per step costs a recalc)
+    const now = performance.now();
+    if (!this.themeAt || now - this.themeAt > 500) {
+      const css = getComputedStyle(this.p.box);
+      this.theme = { text: css.getPropertyValue("--st-text-color").trim() || css.color || "#31333f" };
+      this.themeAt = now;
+    }
+    return this.theme;
   }
 
   draw(c) {
@@ -83,9 +88,9 @@ class AttentionStage {
       if (a > 0) {  // the cached keys of chunks 1…k−1: one rectangle, hatched
         ctx.fillStyle = C.cached; ctx.fillRect(X(0), Y(a), a * s, (b - a) * s);
         ctx.save(); ctx.beginPath(); ctx.rect(X(0), Y(a), a * s, (b - a) * s); ctx.clip();
-        ctx.strokeStyle = "rgba(0,0,0,.45)"; ctx.lineWidth = 2;
-        for (let x = -size; x < size; x += 8) { ctx.beginPath(); ctx.moveTo(X(0) + x, Y(b)); ctx.lineTo(X(0) + x + (b - a) * s, Y(a)); ctx.stroke(); }
-        ctx.restore();
+        ctx.strokeStyle = "rgba(0,0,0,.45)"; ctx.lineWidth = 2; ctx.beginPath();  // one path: one stroke call
+        for (let x = -size; x < size; x += 8) { ctx.moveTo(X(0) + x, Y(b)); ctx.lineTo(X(0) + x + (b - a) * s, Y(a)); }
+        ctx.stroke(); ctx.restore();
       }
       ctx.fillStyle = C.fresh; this.stairs(ctx, X, Y, a, b, a); ctx.fill();
       ctx.strokeStyle = C.cursor; ctx.lineWidth = 3; ctx.strokeRect(X(0) - 2, Y(a) - 1, size + 4, (b - a) * s + 2);

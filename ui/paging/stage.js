@@ -74,11 +74,13 @@ class PagingStage {
     const gridTracks = this.mode === "belady" ? tracks : [tracks[this.sel]];
     const n = d.refs.length, fit = Math.max(Math.floor((width - 150) / 43), 6);
     const first = n <= fit ? 0 : Math.min(Math.max(c - fit + 3, 0), n - fit), last = Math.min(first + fit, n);
-    // The DOM is rebuilt only when what is shown changes (mode, rule, window); a step updates cells in place.
-    const shape = [this.mode, this.sel, first, last].join("|");
+    // The DOM is rebuilt only when what is shown changes (mode, rule, number of columns); a step, even one that
+    // slides the window along a long string, updates the cells in place.
+    const shape = [this.mode, this.sel, last - first].join("|");
     if (shape !== this.shape) {
+      if (this.shape !== undefined && this.shape.split("|")[0] !== this.mode) this.p.resetHeight();  // Belady ↔ all
       this.shape = shape;
-      this.gridViews = gridTracks.map((t) => this.gridSkeleton(t, first, last));
+      this.gridViews = gridTracks.map((t) => this.gridSkeleton(t, last - first));
       this.grids.replaceChildren(...this.gridViews.map((g) => g.root));
       this.cardViews = tracks.map((t, k) => this.cardSkeleton(t, k));
       this.cards.style.gridTemplateColumns = `repeat(${tracks.length}, minmax(0, 1fr))`;
@@ -111,8 +113,8 @@ class PagingStage {
 
   // The slot grid of one track: header = the reference string (cursor column outlined), rows = frames, then hit or
   // fault and the evicted page; a window of columns follows the cursor when the string is longer than fits.
-  gridSkeleton(t, first, last) {
-    const T = this.T, g = el("div", "grid"), cols = last - first;
+  gridSkeleton(t, cols) {  // the cells of `cols` columns; updateGrid fills them for the window shown
+    const T = this.T, g = el("div", "grid");
     g.style.gridTemplateColumns = `max-content repeat(${cols}, 40px)`;
     const row = (name, cls) => {
       g.appendChild(el("div", "rowname" + (cls ? " " + cls : ""), name));
@@ -121,7 +123,6 @@ class PagingStage {
     const view = { root: g, refs: row(this.mode === "belady" ? this.trackName(t) : T.refs, "refhead") };
     view.frames = Array.from({ length: t.num_frames }, (_, f) => row(fill(T.frame, { n: f + 1 })));
     view.result = row(T.result); view.victim = row(T.victim);
-    view.refs.forEach((e, i) => { e.textContent = String(this.d.refs[first + i]); e.title = fill(T.ref_title, { n: first + i + 1 }); });
     return view;
   }
 
@@ -129,7 +130,9 @@ class PagingStage {
     const d = this.d, C = d.colours, T = this.T;
     for (let j = first; j < last; j++) {
       const i = j - first, done = j < c, now = j === c - 1;
-      set(view.refs[i], String(d.refs[j]), "ref" + (done ? " done" : "") + (now ? " now" : ""), "", now ? C.cursor : "");
+      const ref = view.refs[i];
+      set(ref, String(d.refs[j]), "ref" + (done ? " done" : "") + (now ? " now" : ""), "", now ? C.cursor : "");
+      if (ref.__n !== j) { ref.__n = j; ref.title = fill(T.ref_title, { n: j + 1 }); }
       for (let f = 0; f < t.num_frames; f++) {
         const page = done ? t.frames[j][f] : null;
         const kind = page === null ? "" : page !== d.refs[j] ? "resident" : t.hit[j] ? "hit_page" : "loaded";
