@@ -50,12 +50,13 @@ def wait_idle(page) -> None:
                            timeout=120000)
 
 
-def key_to_redraw_ms(page, url: str, repeats: int) -> list[float]:
-    """Load `url`, focus the page, then press → `repeats` times, timing each to the last DOM change."""
+def key_to_redraw_ms(page, url: str, repeats: int, canvas: str = ".st-key-timeline canvas") -> list[float]:
+    """Load `url`, focus the element (`canvas`, else the page), then press → `repeats` times, timing each to the
+    last DOM change."""
     page.goto(url)
     wait_idle(page)
     page.wait_for_timeout(1500)
-    target = page.locator(".st-key-timeline canvas")
+    target = page.locator(canvas)
     if target.count():
         target.click(position={"x": 5, "y": 5})
     else:
@@ -225,8 +226,17 @@ def main() -> None:
             print(f"app: {args.root.resolve()}  (Chromium {browser.version}, 1280x720)")
             for path, query in (("/", "?t_ms=2000&step=200"), ("/kv", "")):
                 print(f"arrow key -> last redraw on {path:<13} {summary(key_to_redraw_ms(page, base + path + query, args.repeats))}")
+            # The chapters' slides: the shared comparison element inside the element keyed `stage`; from t = 0, so the
+            # steps measured lie before the question's hold (ui/chapters/lanes.py).
+            for slug in ("ch2-long-prefill", "ch3-chunking", "ch4-paged-kv"):
+                times = key_to_redraw_ms(page, f"{base}/{slug}?t_ms=0", args.repeats, ".st-key-stage canvas")
+                print(f"arrow key -> last redraw on /{slug:<12} {summary(times)}")
             page.goto(base + "/")
             wait_idle(page)
+            try:  # the element mounts after the script is idle: wait for it, not just count it once
+                page.locator(".st-key-timeline canvas").first.wait_for(timeout=15000)
+            except Exception:  # playwright's TimeoutError: a checkout without the component
+                print("timeline playback: no timeline component on this checkout")
             if page.locator(".st-key-timeline canvas").count():
                 for index, name in ((3, "20 steps/s"), (4, "60 steps/s"), (2, "1x real time")):
                     r = playback(page, f"{base}/?t_ms=0", index, args.play_seconds)
