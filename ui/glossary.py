@@ -40,7 +40,7 @@ KEPT_TERMS = (
     "FIFO LRU LFU OPT Clock Belady CoW "  # replacement rules and the anomaly, named as in the textbooks
     "Llama Qwen Mistral Gemma Phi internlm PyTorch torch Python CUDA SwiGLU Hugging Face Chrome Perfetto chunkviz "  # tools
     "Azure Public Dataset Splitwise "  # the trace's dataset and paper, cited by their titles (rt.attribution)
-    "KiB MiB GiB TiB TFLOP GB MB KB TB Home End "  # binary units, key names
+    "KiB MiB GiB TiB TFLOP GB MB KB TB Home End PageDown PageUp "  # binary units, key names (as on the keyboard)
 )
 # Texts that cite a work by its published title and authors (CC BY 4.0 asks for the attribution as published).
 CITATIONS = ("rt.attribution",)
