@@ -63,6 +63,9 @@ LECTURE_CSS = """<style>
   [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li,
   [data-testid="stMainBlockContainer"] label, [data-testid="stMainBlockContainer"] td,
   [data-testid="stMainBlockContainer"] th, [data-testid="stCaptionContainer"] {font-size: 17px !important;}
+  /* Markdown code (flags such as `--enable-mixed-chunk` in a question's options) is set at 0.85em by Streamlit:
+     16 px at least, like every other text on a slide. */
+  [data-testid="stMainBlockContainer"] code {font-size: 16px !important;}
 </style>"""
 
 

@@ -30,6 +30,11 @@ def test_every_page_renders_a_chart(page, server_url, path):
         assert page.get_by_test_id("stException").count() == 0
         screenshot(page, "page-timeline-en")
         return
+    if path == "attention":  # the attention stage draws the whole page's lesson on its canvas (test_stages_browser)
+        page.locator(".st-key-attention_stage canvas").first.wait_for(timeout=60000)
+        assert page.get_by_test_id("stException").count() == 0
+        screenshot(page, "page-attention-en")
+        return
     if path == "kv":  # the block grid is the KV stage's (tests/e2e/test_kv_stage_browser.py); memory is Plotly
         page.locator(".st-key-kv_stage .cell").first.wait_for(timeout=60000)
     charts = page.get_by_test_id("stPlotlyChart")

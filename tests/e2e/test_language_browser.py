@@ -23,6 +23,9 @@ pytestmark = pytest.mark.e2e
 
 PAGES = ["", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces", "measure",
          *[c.slug for c in CHAPTERS]]
+# What a page draws on first load: a Plotly chart, or one of the browser-side elements (the chapters' slide, the
+# KV, paging and attention stages).
+DRAWN = ".main-svg, .st-key-stage canvas, .st-key-stage .cell, .st-key-kv_stage .cell, .st-key-attention_stage canvas"
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 WORD = LATIN_WORD
 
@@ -70,8 +73,8 @@ def visible_text(page, lang: str) -> list[str]:
 def _load(page, url: str, path: str, lang: str) -> None:
     page.goto(f"{url}/{path}?lang={lang}")
     wait_for_app(page, timeout_ms=90000)
-    if path not in ("", "measure", "quiz"):  # these pages draw Plotly charts on first load
-        page.wait_for_selector(".main-svg", timeout=90000)
+    if path not in ("", "measure", "quiz"):  # these pages draw a chart or a browser-side stage on first load
+        page.wait_for_selector(DRAWN, timeout=90000)
     if path == "":
         page.locator(".st-key-timeline canvas").wait_for(timeout=90000)
     page.wait_for_timeout(800)  # let Plotly finish its axes
