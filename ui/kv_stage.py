@@ -15,7 +15,7 @@ import streamlit as st
 from chunkviz.simulator.trace import Trace
 from ui.component import register
 from ui.i18n import current_lang
-from ui.kv_stage_export import KEY, URL_PARAM, build_payload
+from ui.kv_stage_export import KEY, URL_PARAM, build_payload, version_of
 from ui.url_state import int_parser, report_error
 
 NAME = "chunkviz_kv_stage"
@@ -34,10 +34,14 @@ def start_step(num_steps: int) -> int:
         return 0
 
 
-def render_stage(trace: Trace, eviction: str, key: str = KEY) -> dict:
-    """Draw the stage for `trace` (a detailed run) under `key` (CSS class st-key-<key>); returns the data mounted
-    (the page's "Download this view" writes exactly that into the offline file)."""
+def render_stage(trace: Trace, eviction: str, key: str = KEY, extras: dict | None = None) -> dict:
+    """Draw the stage for `trace` (a detailed run) under `key` (CSS class st-key-<key>), `extras` (JSON, e.g. a
+    chapter's `slide`) added to the payload; returns the data mounted (the page's "Download this view" writes
+    exactly that into the offline file)."""
     data = dict(build_payload(trace, current_lang(), eviction))
+    if extras:
+        data.update(extras)
+        data["version"] = version_of(data)
     data["step0"] = start_step(len(trace.steps))
     _mount(data=data, key=key, height="content")
     return data

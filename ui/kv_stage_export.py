@@ -54,6 +54,12 @@ def _speeds(lang: str) -> list[dict]:
             {"kind": kind, "factor": v, "label": tr("kvs.speed_sim", lang, x=v)} for kind, v in SPEEDS]
 
 
+def version_of(data: dict) -> str:
+    """A hash of everything drawn (the browser rebuilds only when it changes)."""
+    drawn = {k: v for k, v in data.items() if k != "version"}
+    return hashlib.sha256(json.dumps(drawn, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def build_payload(trace: Trace, lang: str, eviction: str) -> dict:
     """Everything the stage draws for this run, without the start cursor."""
     key = (id(trace), lang, eviction)
@@ -66,7 +72,7 @@ def build_payload(trace: Trace, lang: str, eviction: str) -> dict:
             "change_colours": [palette.KV_CHANGE_COLORS[k] for k in CHANGE_KINDS],
             "free_colour": palette.FREE, "cached_colour": palette.CACHED, "cached_ink": _ink(palette.CACHED),
             "cursor_colour": palette.CURSOR, "url_param": URL_PARAM, "lang": lang}
-    data["version"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+    data["version"] = version_of(data)
     if len(_MEMO) > 16:
         _MEMO.clear()
     _MEMO[key] = (trace, data)
