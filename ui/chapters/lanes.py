@@ -1,4 +1,4 @@
-"""The slide every chapter shows: its engines' lanes in the shared comparison component (ui/comparison.py), with
+"""The slide of every chapter but 3 and 4 (those draw the attention and KV stages, ui/chapters/stages.py): its engines' lanes in the shared comparison component (ui/comparison.py), with
 the bookmarks' sentences drawn once the cursor passes them and the chat windows typing along, all in the browser;
 then the chapter's question.
 
