@@ -90,7 +90,7 @@ KV_STAGE = ".st-key-kv_stage"
 
 
 def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
-    """The KV stage on /kv (ui/kv/stage.js): arrow key → last redraw with the focus in the stage, then playback at
+    """The KV stage on /kv (ui/kv_stage.js): arrow key → last redraw with the focus in the stage, then playback at
     20 and 60 steps/s from step 0 (steps shown per second, frames drawn, dropped steps). Prints one line each; on a
     checkout without the stage it says so (its /kv line above is the per-step rerun)."""
     page.goto(base + "/kv?kv_step=0")
@@ -109,7 +109,7 @@ def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
         times.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
     print(f"KV stage arrow key -> last redraw    {summary(times)}")
     box = page.locator(f"{KV_STAGE} .kvs")
-    for index, rate in ((2, 20), (3, 60)):  # ui/kv/stage.py SPEEDS
+    for index, rate in ((2, 20), (3, 60)):  # ui/kv_stage_export.py SPEEDS
         page.locator(f"{KV_STAGE} button[aria-label]").first.click()  # Home: step 0
         page.locator(f"{KV_STAGE} select.speed").select_option(str(index))
         read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0)  # noqa: E731

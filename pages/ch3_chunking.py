@@ -1,10 +1,11 @@
-"""Chapter 3 · Chunking and prefix-incremental attention: the document in budget-sized chunks, exact attention."""
+"""Chapter 3 · Chunking and prefix-incremental attention: the attention stage (the attention page's example), exact
+attention chunk by chunk; the question is about the lecture run's document in budget-sized chunks."""
 
 import streamlit as st
 
 from chunkviz.lessons.attention_math import run_attention_demo
 from ui.chapters.common import chapter_traces, footer, header, lesson
-from ui.chapters.lanes import slide
+from ui.chapters.stages import attention_slide
 from ui.fmt import si
 from ui.i18n import t
 
@@ -14,7 +15,7 @@ EXAMPLE = {"am_n": 64, "am_d": 64, "am_chunk": 16}
 ch = header(3)
 demo = run_attention_demo(num_tokens=EXAMPLE["am_n"], head_dim=EXAMPLE["am_d"], chunk_tokens=EXAMPLE["am_chunk"])
 traces = chapter_traces(ch)
-slide(ch, traces)
+attention_slide(ch, traces, demo)
 lesson(t("chx.body.3", n=demo.num_tokens, d=demo.head_dim, chunk=demo.chunk_tokens, diff=demo.max_abs_diff,
          flops=si(demo.total_attention_flops), ratio=demo.total_kv_read_bytes / demo.one_pass_kv_read_bytes))
 st.page_link("pages/attention_page.py", label=t("nav.attention"), query_params={k: str(v) for k, v in EXAMPLE.items()})

@@ -1,16 +1,17 @@
-"""Chapter 4 · Paged KV cache: a shared system prompt's blocks, their ref counts, and copy-on-write."""
+"""Chapter 4 · Paged KV cache: a shared system prompt's blocks, their ref counts (the KV stage), and copy-on-write
+(a figure from a parallel-sampling run, in the text)."""
 
 import streamlit as st
 
 from ui.chapters.common import chapter_traces, footer, header, lesson
-from ui.chapters.lanes import slide
+from ui.chapters.stages import kv_slide
 from ui.chapters.lessons import sharing_facts
 from ui.i18n import t
 
 ch = header(4)
 facts = sharing_facts()
 traces = chapter_traces(ch)
-slide(ch, traces)
+kv_slide(ch, traces)
 lesson(t("chx.body.4", refs=facts.max_ref_count, shared=facts.num_shared_blocks, cow=facts.num_copy_on_write))
 st.page_link("pages/kv_cache_page.py", label=t("nav.kv"))
 footer(ch)

@@ -25,7 +25,7 @@ if not trace.steps:
     st.stop()
 
 # Right under the controls, so a projector shows the grid and its caption together: the steps are stepped,
-# scrubbed and played in the browser, with no rerun per step (ui/kv/stage.js).
+# scrubbed and played in the browser, with no rerun per step (ui/kv_stage.js).
 mounted = render_stage(trace, scenario.cache.eviction)
 caption = offline_caption(scenario, current_lang())
 download_view(lambda: html_for(mounted, current_lang(), caption), f"chunkviz-kv-{scenario.workload_preset}",

@@ -1,5 +1,6 @@
 """Registers a stepped-lesson stage: ui/stage_player.{js,css} (the shared controls, keys, play loop and URL cursor)
-followed by the wing's own stage.{js,css}, as one components-v2 element with no build step.
+followed by the stage's own <stem>.{js,css} (a wing's stage.{js,css}, or a shared one at ui/ top level such as
+ui/attention_stage.{js,css}), as one components-v2 element with no build step.
 
 Invariant: each stage is registered once per process at import; its JS module is the player's code, then the
 stage's, so the stage's `export default` can use StagePlayer and mountStage.
@@ -18,22 +19,22 @@ SPEEDS_STEPS_PER_S = (1, 2, 5, 20, 60)
 DEFAULT_SPEED = 1  # index into SPEEDS_STEPS_PER_S: 2 steps/s, slow enough to read each reason aloud
 
 
-def parts(wing: Path) -> tuple[tuple[Path, str], ...]:
+def parts(wing: Path, stem: str = "stage") -> tuple[tuple[Path, str], ...]:
     """The (folder, stem) of each file a stage's JS and CSS are joined from, in order (for ui/offline.py)."""
-    return ((_UI, "stage_player"), (wing, "stage"))
+    return ((_UI, "stage_player"), (wing, stem))
 
 
-def assets(wing: Path, suffix: str) -> str:
-    """The player's asset then the wing's stage asset (`suffix` ".js" or ".css"), one text (also for an export)."""
-    return read_asset(_UI, "stage_player", suffix) + "\n" + read_asset(wing, "stage", suffix)
+def assets(wing: Path, suffix: str, stem: str = "stage") -> str:
+    """The player's asset then the stage's own (`suffix` ".js" or ".css"), one text (also for an export)."""
+    return read_asset(_UI, "stage_player", suffix) + "\n" + read_asset(wing, stem, suffix)
 
 
-def register(name: str, wing: Path) -> Mount:
-    """The mount callable of stage `name` whose stage.js/stage.css live in the folder `wing` (ui/component.py's
+def register(name: str, wing: Path, stem: str = "stage") -> Mount:
+    """The mount callable of stage `name` whose <stem>.js/<stem>.css live in the folder `wing` (ui/component.py's
     register, with the shared player in front)."""
     import streamlit as st  # here, not at the top: the offline export (ui/offline.py) uses this module without it
 
-    return st.components.v2.component(name, html="", css=assets(wing, ".css"), js=assets(wing, ".js"))
+    return st.components.v2.component(name, html="", css=assets(wing, ".css", stem), js=assets(wing, ".js", stem))
 
 
 def with_version(data: dict) -> dict:

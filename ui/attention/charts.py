@@ -7,10 +7,9 @@ Invariant: pure functions of the cost model's numbers; colours are the palette's
 from __future__ import annotations
 
 from chunkviz.cost.prefill import PrefillCost
+from ui.attention_stage_export import CHUNK_CYCLE, DONE  # the stage's colours, shared with chapter 3
 
-# Colours cycled over chunks, so neighbouring chunks always differ (Tableau 10, mid-luminance).
-CHUNK_CYCLE = ("#4E79A7", "#F28E2B", "#59A14F", "#B07AA1", "#76B7B2", "#EDC948", "#E15759", "#9C755F")
-DONE = "#7F8FA6"  # rows of chunks already computed: a grey that none of the chunk colours is
+__all__ = ["CHUNK_CYCLE", "DONE", "real_model_rows"]
 
 
 def real_model_rows(costs: tuple[PrefillCost, ...], labels: dict[str, str]) -> list[dict[str, object]]:

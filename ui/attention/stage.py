@@ -1,27 +1,9 @@
-"""The attention stage element (key `attention_stage`): chunked prefill stepped chunk by chunk in the browser over
-the (query, key) matrix; the server sends the data once per (N, chunk, d, language) and reruns only on a setting.
+"""The attention stage as /attention mounts it: the shared element (ui/attention_stage.py, also mounted by
+chapter 3).
 
-Invariant: every number is the page's own (chunkviz/lessons/attention_stage.py from the same cached demo the cards
-use); the cursor lives in the URL as am_step (the page's old step parameter; 0 = start, k = chunk k, K+1 = the
-check against one pass).
+Invariant: nothing of its own; everything here is ui/attention_stage.py's, registered once.
 """
 
-from __future__ import annotations
+from ui.attention_stage import render
 
-from pathlib import Path
-
-from chunkviz.lessons.attention_math import ChunkedAttentionDemo
-from ui import stage_component
-from ui.attention.export import KEY, URL_PARAM, payload
-from ui.i18n import current_lang
-
-_mount = stage_component.register("chunkviz_attention_stage", Path(__file__).resolve().parent)
-
-
-def render(demo: ChunkedAttentionDemo) -> dict:
-    """Mount the stage for `demo` (the page's cached run_attention_demo); returns the data mounted (the page's
-    "Download this view" writes exactly that)."""
-    data = payload(demo, current_lang())
-    data["start"] = stage_component.start_cursor(URL_PARAM, len(demo.chunks) + 2)
-    _mount(data=data, key=KEY, height="content")
-    return data
+__all__ = ["render"]

@@ -129,9 +129,10 @@ def metric_definitions(number: int) -> str | None:
     return render(*CHAPTER_TERMS[number]) if render is not None else None
 
 
-def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = None) -> None:
+def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = None, held: bool = True) -> None:
     """The chapter's question (element keyed `predict`); answering lifts the stage's hold and moves its cursor past
-    the key step (in the browser), checks the simulator's answer, and shows the runs' `results`."""
+    the key step (in the browser), checks the simulator's answer, and shows the runs' `results`. A stage with no hold
+    (`held` False: chapters 3 and 4) says so instead of promising one."""
     p = prediction(ch.number)
     fmt = {k: v for k, v in p.figures}
     with st.container(border=True, key="predict"):
@@ -142,7 +143,7 @@ def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = N
         answer = left.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",
                             format_func=lang_labels.get, label_visibility="collapsed")
         if answer is None:
-            right.caption(t("chx.pred.hold"))
+            right.caption(t("chx.pred.hold" if held else "chx.pred.first"))
             return
         if answer == p.correct_option:
             st.success(t("chx.pred.right") + " " + t(f"chx.a.{ch.number}", **fmt))

@@ -1,6 +1,6 @@
-"""The slide every chapter shows: its engines' lanes in the shared comparison component (ui/comparison.py), with
-the bookmarks' sentences drawn once the cursor passes them and the chat windows typing along, all in the browser;
-then the chapter's question.
+"""The slide of every chapter but 3 and 4 (those draw the attention and KV stages, ui/chapters/stages.py): its
+engines' lanes in the shared comparison component (ui/comparison.py), with the bookmarks' sentences drawn once the
+cursor passes them and the chat windows typing along, all in the browser; then the chapter's question.
 
 Invariant: a label appears only once the cursor has passed its event, and until the question is answered the
 cursor cannot pass the key bookmark's start (the component's hold), so a prediction is never given away.

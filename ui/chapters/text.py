@@ -59,6 +59,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.role.sglang": ("SGLang defaults (prefill first, chunked)", "SGLang 默认（预填充优先、分块）"),
     "chx.pred.title": ("Predict, then reveal", "先预测，再揭晓"),
     "chx.pred.hold": ("The chart stops just before this step until you answer.", "回答之前，图停在这一步之前。"),
+    "chx.pred.first": ("Answer first, then step through and check.", "先作答，再一步步播放核对。"),
     "chx.pred.right": ("Right: the simulator agrees.", "答对了：模拟器的结果一致。"),
     "chx.pred.wrong": ("The simulator says otherwise: {answer}.", "模拟器的结果不同：{answer}。"),
     # Chat windows, filled in the browser (ui/comparison.js drawChats): numbers arrive formatted, fields are {name}.

@@ -1,85 +1,19 @@
-"""The KV stage's payload (what ui/kv/stage.js draws for one run, in one language) and its offline HTML file,
-without Streamlit.
+"""The kv view of the offline export (ui/offline.py's EXPORTS["kv"]): the shared KV stage's payload and file
+(ui/kv_stage_export.py), plus what only /kv's file says: its teaching scenario as a caption.
 
-Invariant: streamlit-free (the CLI's export-html reaches it through ui/offline.py); /kv mounts exactly
-`build_payload(...)` plus its start step, and its "Download this view" button writes that same dict into the file.
+Invariant: streamlit-free; the payload and file are ui/kv_stage_export.py's, so /kv, chapter 4 and the exported
+file draw the same payload.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
-
-from chunkviz.lessons.kv_stage import CHANGE_KINDS
-from chunkviz.lessons.kv_stage_data import JUMP_KINDS, stage_columns
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.simulator.trace import Trace
-from ui import palette
 from ui.i18n import tr
-from ui.offline import Component, StartParam, page_html
+from ui.kv_stage_export import COMPONENT, DEFAULT_SPEED, KEY, SPEEDS, START, URL_PARAM, build_payload, html_for
 
-KEY = "kv_stage"
-URL_PARAM = "kv_step"  # the old per-step page's parameter: old links still open on their step
-SPEEDS = (("steps", 2), ("steps", 5), ("steps", 20), ("steps", 60), ("sim", 0.1), ("sim", 1.0))
-DEFAULT_SPEED = 1  # 5 steps/s: slow enough to read the caption of each step
-_TEXT_KEYS = ("first", "prev", "next", "last", "play", "pause", "speed_help", "step_of", "at_ms", "scrub", "jump",
-              "jump_none", "keys", "grid_title", "grid_note", "free_title", "free_none", "tables_title", "tables_none",
-              "table_n", "spark", "tip", "tip_owner", "tip_free", "tip_cached", "tip_filled", "tip_queue",
-              "tip_changed", "seq", "seq_sample")
-_CAPTIONS = ("none", "hit", "cow", "evict", "evict_nofor", "fork", "alloc", "free", "free_rejected", "preempt",
-             "cached", "kept", "more")
-# (id(trace), lang, eviction) -> (trace, data); holding the trace keeps its id from being reused while cached.
-_MEMO: dict[tuple, tuple[Trace, dict]] = {}
-
-
-def _ink(hex_colour: str) -> str:
-    """Black or white text on a fill, whichever contrasts more (WCAG relative luminance, threshold 0.18)."""
-    lin = [(c / 255) / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4
-           for c in (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))]
-    return "#111111" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] > 0.18 else "#FFFFFF"
-
-
-def _texts(lang: str, eviction: str) -> dict[str, str]:
-    texts = {k: tr(f"kvs.{k}", lang) for k in _TEXT_KEYS}
-    texts.update({f"c_{k}": tr(f"kvs.c.{k}", lang) for k in _CAPTIONS})
-    texts.update({f"k_{k}": tr(f"kvs.k.{k}", lang) for k in CHANGE_KINDS})
-    texts.update({f"j_{k}": tr(f"kvs.jump.{k}", lang) for k in JUMP_KINDS})
-    texts["rule"] = tr(f"kv.evict.{eviction}", lang)
-    return texts
-
-
-def _speeds(lang: str) -> list[dict]:
-    return [{"kind": kind, "rate": v, "label": tr("kvs.speed_steps", lang, n=v)} if kind == "steps" else
-            {"kind": kind, "factor": v, "label": tr("kvs.speed_sim", lang, x=v)} for kind, v in SPEEDS]
-
-
-def build_payload(trace: Trace, lang: str, eviction: str) -> dict:
-    """Everything the stage draws for this run, without the start cursor."""
-    key = (id(trace), lang, eviction)
-    if key in _MEMO:
-        return _MEMO[key][1]
-    colours = list(palette.REQUEST_COLORS)
-    data = {**stage_columns(trace), "change_kinds": list(CHANGE_KINDS), "jump_kinds": list(JUMP_KINDS),
-            "text": _texts(lang, eviction), "speeds": _speeds(lang), "default_speed": DEFAULT_SPEED,
-            "owner_colours": colours, "owner_ink": [_ink(c) for c in colours],
-            "change_colours": [palette.KV_CHANGE_COLORS[k] for k in CHANGE_KINDS],
-            "free_colour": palette.FREE, "cached_colour": palette.CACHED, "cached_ink": _ink(palette.CACHED),
-            "cursor_colour": palette.CURSOR, "url_param": URL_PARAM, "lang": lang}
-    data["version"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
-    if len(_MEMO) > 16:
-        _MEMO.clear()
-    _MEMO[key] = (trace, data)
-    return data
-
-
-COMPONENT = Component(((Path(__file__).resolve().parent, "stage"),), "chunkviz_kv_stage", KEY)
-START = StartParam(URL_PARAM, "step0")
-
-
-def html_for(data: dict, lang: str, caption: str = "") -> str:
-    """The offline file of a mounted payload (build_payload's dict with its step0)."""
-    return page_html(COMPONENT, data, lang, tr("kv.title", lang), caption, START)
+__all__ = ["COMPONENT", "DEFAULT_SPEED", "KEY", "SPEEDS", "START", "URL_PARAM", "build_payload", "html_for",
+           "offline_caption", "offline_html"]
 
 
 def offline_caption(scenario: Scenario, lang: str) -> str:

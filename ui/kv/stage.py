@@ -1,43 +1,8 @@
-"""The KV stage: the paged KV cache of one run stepped in the browser (block grid, free queue, block tables and what
-changed in each step), registered once at import as a components-v2 element.
+"""The KV stage as /kv mounts it: the shared element (ui/kv_stage.py, also mounted by chapter 4).
 
-Invariant: the run's data (chunkviz/lessons/kv_stage_data.py's deltas, plus texts in one language) is built once
-per (trace, language, eviction rule) and carries a `version` that changes exactly when anything drawn changes, so a
-rerun that changes no setting sends identical data and the browser keeps its cursor (in the URL as kv_step).
+Invariant: nothing of its own; everything here is ui/kv_stage.py's, registered once.
 """
 
-from __future__ import annotations
+from ui.kv_stage import NAME, render_stage, start_step
 
-from pathlib import Path
-
-import streamlit as st
-
-from chunkviz.simulator.trace import Trace
-from ui.component import register
-from ui.i18n import current_lang
-from ui.kv.export import KEY, URL_PARAM, build_payload
-from ui.url_state import int_parser, report_error
-
-NAME = "chunkviz_kv_stage"
-_mount = register(NAME, Path(__file__).resolve().parent, "stage")
-
-
-def start_step(num_steps: int) -> int:
-    """The step a link asks for (?kv_step=…, clamped to the run), else the first."""
-    raw = st.query_params.get(URL_PARAM)
-    if raw is None:
-        return 0
-    try:
-        return min(int_parser(0, 10_000_000)(raw), max(num_steps - 1, 0))
-    except ValueError as exc:
-        report_error(f"{URL_PARAM}={raw[:40]!r}: {exc}")
-        return 0
-
-
-def render_stage(trace: Trace, eviction: str, key: str = KEY) -> dict:
-    """Draw the stage for `trace` (a detailed run) under `key` (CSS class st-key-<key>); returns the data mounted
-    (the page's "Download this view" writes exactly that into the offline file)."""
-    data = dict(build_payload(trace, current_lang(), eviction))
-    data["step0"] = start_step(len(trace.steps))
-    _mount(data=data, key=key, height="content")
-    return data
+__all__ = ["NAME", "render_stage", "start_step"]

@@ -6,6 +6,7 @@
 const F = 5;  // per block and step: owner request (-1 free), sample, ref count, cached 0/1, tokens filled
 const STATE = (window.__cvKvStageState = window.__cvKvStageState || {});  // per key: survives re-mounts
 const SHOW_CAPTIONS = 3;  // caption lines drawn; the rest are counted in one "… and N more" line
+const SLIDE_GRID_PX = 200;  // a chapter slide's grid box (ui/kv_stage.css .kvs.slide .gridscroll): four rows
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -93,15 +94,21 @@ class KvStage {
     marks.appendChild(el("span", "keys", this.t("keys")));
     box.appendChild(marks);
     this.caption = el("div", "caption"); this.caption.setAttribute("aria-live", "polite"); box.appendChild(this.caption);
-    box.appendChild(this.buildGrid());
-    box.appendChild(this.buildLegend());
+    const grid = this.buildGrid(), legend = this.buildLegend();
     const free = el("div", "free"); free.appendChild(el("div", "h", this.t("free_title")));
-    this.freeStrip = el("div", "strip"); free.appendChild(this.freeStrip); box.appendChild(free);
+    this.freeStrip = el("div", "strip"); free.appendChild(this.freeStrip);
     const spark = el("div", "spark"); this.sparkLabel = el("div", "h"); this.spark = el("canvas");
-    spark.appendChild(this.sparkLabel); spark.appendChild(this.spark); box.appendChild(spark);
+    spark.appendChild(this.sparkLabel); spark.appendChild(this.spark);
     this.spark.onclick = (e) => { const r = this.spark.getBoundingClientRect(); this.jumpTo(Math.round(((e.clientX - r.left) / r.width) * (this.n - 1))); };
     const tables = el("div", "tables"); tables.appendChild(el("div", "h", this.t("tables_title")));
-    this.tableBox = el("div", "rows"); tables.appendChild(this.tableBox); box.appendChild(tables);
+    this.tableBox = el("div", "rows"); tables.appendChild(this.tableBox);
+    if (d.slide) {  // a lecture chapter's slide (1280×720): grid and legend beside the block tables; CSS hides the rest
+      box.classList.add("slide");
+      const cols = el("div", "cols"), left = el("div", "left");
+      left.append(grid, legend); cols.append(left, tables); box.append(cols, free, spark);
+    } else {
+      box.append(grid, legend, free, spark, tables);
+    }
     this.tip = el("div", "tip"); box.appendChild(this.tip);
     box.addEventListener("pointerdown", () => { window.__cvTimelineActive = this.key; });
     this.root.appendChild(box);
@@ -276,9 +283,9 @@ class KvStage {
       badge.style.background = kind >= 0 ? d.change_colours[kind] : "";
       node.style.setProperty("--ring", kind >= 0 ? d.change_colours[kind] : "transparent");
     }
-    // A cache taller than the scroll box (CSS: 440 px, rows of 46 + 4 px) follows the first changed block. Its
+    // A cache taller than the scroll box (CSS: 440 px, a slide's SLIDE_GRID_PX, rows of 46 + 4 px) follows the first changed block. Its
     // place is computed, not measured: reading layout here would force a reflow on every step.
-    const rowPx = 50, boxPx = 440, rows = Math.ceil(this.B / 16);
+    const rowPx = 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
     if (firstChanged >= 0 && rows * rowPx > boxPx) {
       const top = Math.floor(firstChanged / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
       if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - 8, 0);

@@ -23,8 +23,14 @@ class AttentionStage {
     p.addMark(T.m_equal, T.m_equal, () => p.jumpTo(K + 1), "equal");
     const row = el("div", "row");
     this.canvas = el("canvas"); this.info = el("div", "info");
-    row.appendChild(this.canvas); row.appendChild(this.info);
-    p.body.appendChild(row); p.body.appendChild(this.legendRow());
+    row.appendChild(this.canvas);
+    if (d.slide) {  // a lecture chapter's slide (1280×720): a smaller matrix, the legend beside it under the totals
+      p.box.classList.add("slide");
+      const side = el("div", "side"); side.appendChild(this.info); side.appendChild(this.legendRow());
+      row.appendChild(side); p.body.appendChild(row);
+    } else {
+      row.appendChild(this.info); p.body.appendChild(row); p.body.appendChild(this.legendRow());
+    }
     return p;
   }
 
@@ -70,7 +76,7 @@ class AttentionStage {
   drawMatrix(c) {
     const d = this.d, C = d.colours, K = d.num_chunks, n = d.n, ch = d.chunks, cnv = this.canvas;
     const dpr = window.devicePixelRatio || 1, width = Math.max(this.p.width || 700, 320);
-    const font = 16, left = 58, top = 46, size = Math.round(Math.min(380, Math.max(220, width * 0.42)));
+    const font = 16, left = 58, top = 46, size = d.slide ? 250 : Math.round(Math.min(380, Math.max(220, width * 0.42)));
     const W = left + size + 12, H = top + size + 58;
     if (cnv.width !== Math.round(W * dpr) || cnv.height !== Math.round(H * dpr)) {
       cnv.width = Math.round(W * dpr); cnv.height = Math.round(H * dpr); cnv.style.width = W + "px"; cnv.style.height = H + "px";

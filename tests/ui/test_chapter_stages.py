@@ -1,0 +1,48 @@
+"""AppTest: chapter 3 draws the attention stage of the attention page's example and chapter 4 the KV stage of its
+shared-system-prompt run, each in the element keyed `stage` above the question (tests/e2e/test_chapters_browser.py
+checks both fit a 1280×720 slide)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chunkviz.analysis.scenario import run_scenario
+from chunkviz.lessons.chapters import PRESETS, chapter, scenario_for
+from chunkviz.lessons.sharing import sharing_figures
+from tests.ui.apptest_helpers import open_app
+from ui.chapters.common import page_file
+from ui.kv_stage_export import build_payload
+
+
+def _stage(at) -> tuple[str, dict]:
+    (element,) = at.get("bidi_component")
+    return element.proto.id, json.loads(element.proto.json)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_3_draws_the_attention_pages_example(lang):
+    at = open_app(page_file(chapter(3)), lang=lang, present="1")
+    key, data = _stage(at)
+    assert key.endswith("c3_attention") and not at.exception
+    assert (data["n"], data["d"], data["chunk"], data["num_chunks"]) == (64, 64, 16, 4)  # pages/ch3_chunking.py
+    assert data["start"] == 0 and data["slide"] is True  # opens before chunk 1; lecture mode draws it compact
+    assert data["total_flops"] == data["one_pass_flops"]  # chunked = one pass, as the chapter's text says
+    assert at.radio(key="c3_pred").value is None
+
+
+def test_chapter_4_draws_its_shared_prompt_run_with_ref_counts_rising():
+    at = open_app(page_file(chapter(4)))
+    key, data = _stage(at)
+    ch = chapter(4)
+    trace = run_scenario(scenario_for(ch, ch.policies[0]))
+    expected = build_payload(trace, "en", PRESETS[ch.preset].cache.eviction)
+    assert key.endswith("c4_kv") and data["slide"] is False and data["step0"] == 0
+    assert {k: v for k, v in data.items() if k not in ("version", "slide", "step0")} == \
+        {k: v for k, v in expected.items() if k != "version"}
+    # The run drawn is the one whose sharing the chapter's text quotes: ref counts rise above 1 as requests share
+    # the system prompt's blocks, up to the figure in the text.
+    peak = max(b.ref_count for s in trace.steps if s.snapshot for b in s.snapshot.blocks)
+    assert peak == sharing_figures().max_ref_count > 1
+    assert at.radio(key="c4_pred").value is None

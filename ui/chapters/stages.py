@@ -1,0 +1,54 @@
+"""The slides of chapters 3 and 4: the shared attention stage (ui/attention_stage.py) and KV stage
+(ui/kv_stage.py) in the element keyed `stage`, then the chapter's question (keyed `predict`) and its "Download this
+view" button, which writes exactly the stage mounted.
+
+Invariant: these stages have no question hold, so each opens on its first position (or the link's) and nothing on
+the slide states a result before the question: the chapter's figures (results line, lesson text) come only under it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from chunkviz.lessons.attention_math import ChunkedAttentionDemo
+from chunkviz.lessons.chapters import PRESETS, Chapter
+from chunkviz.simulator.trace import Trace
+from ui import attention_stage, kv_stage
+from ui.attention_stage_export import html_for as attention_html
+from ui.chapters.common import engine_label, is_present, predict_then_reveal
+from ui.chapters.lanes import metrics_line, question_fields
+from ui.i18n import current_lang, t
+from ui.kv_stage_export import html_for as kv_html
+from ui.offline_download import download_view
+
+# Lecture mode: the stage drawn compact (data.slide, read by ui/kv_stage.js and ui/attention_stage.js) so it and the
+# question fit one 1280×720 projector slide (tests/e2e/test_chapters_browser.py).
+
+
+def _question_and_download(ch: Chapter, traces: dict[str, Trace], html) -> None:
+    """The chapter's question and its results under the stage, then "Download this view" (the stage as mounted)."""
+    many = len(traces) > 1
+    predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
+                        question_fields(ch, traces), held=False)
+    if not is_present():
+        st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
+    download_view(html, f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")
+
+
+def attention_slide(ch: Chapter, traces: dict[str, Trace], demo: ChunkedAttentionDemo) -> None:
+    """Chapter 3: the attention page's example (`demo`) stepped chunk by chunk over the (query, key) matrix."""
+    with st.container(key="stage"):
+        mounted = attention_stage.render(demo, key=f"c{ch.number}_attention", extras={"slide": is_present()})
+    lang, title = current_lang(), t(f"chx.title.{ch.number}")
+    _question_and_download(ch, traces, lambda: attention_html(mounted, lang, title=title))
+
+
+def kv_slide(ch: Chapter, traces: dict[str, Trace]) -> None:
+    """Chapter 4: the KV stage of the chapter's shared-system-prompt run (its first engine): the prompt's blocks
+    shared, their ref counts rising as each request arrives."""
+    trace = traces[ch.policies[0]]
+    with st.container(key="stage"):
+        mounted = kv_stage.render_stage(trace, PRESETS[ch.preset].cache.eviction, key=f"c{ch.number}_kv",
+                                        extras={"slide": is_present()})
+    lang, title = current_lang(), t(f"chx.title.{ch.number}")
+    _question_and_download(ch, traces, lambda: kv_html(mounted, lang, title=title))
