@@ -13,6 +13,9 @@ from chunkviz.inputs import MAX_TIME_S
 # Priority classes (the article's "per-class SLO"): 0 is interactive chat, 1 is offline batch.
 PRIORITY_INTERACTIVE = 0
 PRIORITY_BATCH = 1
+# Request.max_tokens: the client sent its request's true output length (what benchmark clients send, e.g. vLLM's
+# benchmark_serving `max_tokens=output_len`); None is a client that sent no max_tokens (chat clients often do).
+MAX_TOKENS_AS_OUTPUT = "output"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,9 @@ class Request:
     # prefill instance and arrive with the request at `arrival_s`; this engine only decodes (vLLM's KV connectors load
     # them as "external computed tokens", KVConnectorBase_V1.get_num_new_matched_tokens).
     kv_transferred: bool = False
+    # The client's max_tokens, apart from the tokens it will really produce: "output" (MAX_TOKENS_AS_OUTPUT), None
+    # (unset) or a cap >= output_tokens. Only admission rules that reserve for the future read it (client_max_tokens).
+    max_tokens: int | str | None = MAX_TOKENS_AS_OUTPUT
 
     def __post_init__(self) -> None:
         if self.prompt_tokens < 1:
@@ -60,11 +66,29 @@ class Request:
                              f"{MAX_TIME_S:g} s (about 3.2 years), where the simulator's clock still resolves 15 ns")
         if self.kv_transferred and (self.output_tokens < 2 or self.n_samples != 1):
             raise ValueError(f"request {self.request_id}: a transferred prompt needs output_tokens >= 2 and n_samples 1")
+        _check_max_tokens(self)
         if self.segments is not None and sum(s.num_tokens for s in self.segments) != self.prompt_tokens:
             raise ValueError(f"request {self.request_id}: segments must add up to prompt_tokens")
+
+    @property
+    def client_max_tokens(self) -> int | None:
+        """The max_tokens the engine receives: an int, or None where the client left it unset."""
+        return self.output_tokens if self.max_tokens == MAX_TOKENS_AS_OUTPUT else self.max_tokens  # type: ignore
 
     def prompt_segments(self) -> tuple[Segment, ...]:
         """The prompt's content; a request without declared content gets one segment of its own."""
         if self.segments is not None:
             return self.segments
         return (Segment(f"r{self.request_id}", self.prompt_tokens),)
+
+
+def _check_max_tokens(request: Request) -> None:
+    value = request.max_tokens
+    if value is None or value == MAX_TOKENS_AS_OUTPUT:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"request {request.request_id}: max_tokens must be 'output', None or an integer, "
+                         f"got {value!r}")
+    if value < request.output_tokens:  # the engine stops at max_tokens: cut the output first (workloads/max_tokens)
+        raise ValueError(f"request {request.request_id}: max_tokens ({value}) is below output_tokens "
+                         f"({request.output_tokens})")

@@ -25,8 +25,9 @@ def _capacity(capsys, *extra: str) -> dict:
 
 def test_json_contract_and_bracket(capsys):
     out = _capacity(capsys, "--policy", "monolithic", "--slo-tbt-p99-ms", "60", "--workers", "1")
-    assert set(out) == {"capacity_qps", "criterion", "probes"}
-    assert out["criterion"] == "tbt_p99 <= 60 ms"
+    assert set(out) == {"capacity_qps", "criterion", "bound_hit", "probes"}
+    assert out["criterion"] == "tbt_p99 <= 60 ms and queue_p50 <= 2000 ms"  # Sarathi-Serve's queue bound by default
+    assert out["bound_hit"] is False
     probes = out["probes"]
     assert all(set(p) == {"qps", "meets_slo", "tbt_p99_s", "ttft_p50_s", "queue_p50_s"} for p in probes)
     rates = [p["qps"] for p in probes]
@@ -48,6 +49,29 @@ def test_chunked_prefill_carries_more_load_than_prefill_first_under_a_tight_tbt(
     chunked = _capacity(capsys, "--policy", "chunked", "--max-num-batched-tokens", "256", "--slo-tbt-p99-ms", "60",
                         "--workers", "1")
     assert chunked["capacity_qps"] > mono["capacity_qps"]
+
+
+def test_an_unstable_queue_ends_the_capacity_even_when_tbt_stays_low(capsys):
+    # Chunked prefill keeps every step small, so TBT alone holds at rates whose queue grows without bound; the
+    # default queue bound (median scheduling delay <= 2 s) stops the search where the queue no longer drains.
+    args = ("--policy", "chunked", "--max-num-batched-tokens", "256", "--slo-tbt-p99-ms", "60", "--workers", "1")
+    tbt_only = _capacity(capsys, *args, "--slo-queue-p50-ms", "3600000")
+    sustainable = _capacity(capsys, *args)
+    assert tbt_only["bound_hit"] and tbt_only["capacity_qps"] == 64
+    assert not sustainable["bound_hit"] and sustainable["capacity_qps"] < 64
+    first_miss = next(p for p in sustainable["probes"] if not p["meets_slo"])
+    assert first_miss["tbt_p99_s"] <= 0.060 < 2.0 < first_miss["queue_p50_s"]  # only the queue failed it
+
+
+def test_a_search_that_hits_its_bound_says_so(capsys):
+    out = _capacity(capsys, "--policy", "chunked", "--max-num-batched-tokens", "256", "--slo-tbt-p99-ms", "3600000",
+                    "--slo-queue-p50-ms", "3600000", "--workers", "1")
+    assert out["bound_hit"] is True and out["capacity_qps"] == 64  # a lower bound: every probe met the SLO
+    assert all(p["meets_slo"] for p in out["probes"])
+    capsys.readouterr()
+    main(["capacity", *COMMON, "--policy", "chunked", "--max-num-batched-tokens", "256", "--slo-tbt-p99-ms",
+          "3600000", "--slo-queue-p50-ms", "3600000", "--workers", "1"])
+    assert capsys.readouterr().out.startswith("capacity >= 64.000 (the search bound) requests/s")
 
 
 def test_each_probe_regenerates_the_workload_at_its_rate():

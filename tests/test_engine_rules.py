@@ -120,7 +120,7 @@ def _sglang_ctx(running: list[SeqState], num_blocks: int) -> SchedContext:
     for seq in running:
         assert kv.allocate(seq.key, 0, seq.num_computed_tokens)
     return SchedContext(running=list(running), waiting=deque(), kv=kv, scheduler=SchedulerConfig("sglang", 512),
-                        knobs=Knobs(512, 256, 0, True, True), emit=lambda event: None,
+                        knobs=Knobs(512, 256, 0, True, True, 8192), emit=lambda event: None,
                         victim=sglang.fewest_outputs_victim)
 
 

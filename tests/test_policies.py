@@ -28,7 +28,8 @@ CORE = Path(__file__).resolve().parents[1] / "chunkviz"
 
 
 def test_every_policy_has_its_traits_and_both_labels():
-    assert POLICY_NAMES == ("monolithic", "vllm-nochunk", "chunked", "sarathi", "sglang", "trtllm", "static")
+    assert POLICY_NAMES == ("monolithic", "vllm-nochunk", "chunked", "sarathi", "sglang", "trtllm", "static",
+                            "orca")
     for entry in REGISTRY.values():
         assert entry.label_en and entry.label_zh and entry.follows
     chunking = {name for name, e in REGISTRY.items() if e.chunks(make_config(name).scheduler)}

@@ -26,6 +26,11 @@ MAX_SLO_S = 3600.0
 # A loaded trace is squeezed in time (any rate up to MAX_QPS); a generated workload is regenerated at the probed
 # rate, so its search stops at the generator's own limit (workloads/generators.py WorkloadSpec).
 MAX_QPS = 100_000.0
+# Capacity means a sustainable rate: Sarathi-Serve's capacity search also bounds the median scheduling delay
+# (arrival to first schedule) at 2 s (sarathi/benchmark/capacity_search/main.py get_args:
+# --scheduling-delay-slo-value 2.0, --scheduling-delay-slo-quantile 0.50), since an overloaded engine's queue grows
+# while its running requests' TBT stays low. The `capacity` command applies it unless --slo-queue-p50-ms is given.
+SARATHI_QUEUE_P50_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)

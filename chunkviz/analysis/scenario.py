@@ -13,7 +13,8 @@ from chunkviz.config import (DEFAULT_POLICY, CacheConfig, CostConfig, CostProfil
 from chunkviz.simulator.deployment import DeploymentSpec, run_deployment
 from chunkviz.simulator.engine import simulate
 from chunkviz.workloads.presets import make_workload
-from chunkviz.request import Request
+from chunkviz.request import MAX_TOKENS_AS_OUTPUT, Request
+from chunkviz.workloads.max_tokens import MaxTokens, apply_max_tokens
 from chunkviz.simulator.trace import Trace
 from chunkviz.workloads.generators import WorkloadSpec
 
@@ -37,6 +38,8 @@ class Scenario:
     fast_forward: bool = True
     # Several instances (simulator/deployment.py); None = one engine, as every run before deployments existed.
     deployment: DeploymentSpec | None = None
+    # The client's max_tokens on every request (workloads/max_tokens.py): "output" (unchanged), None (unset) or a cap.
+    max_tokens: MaxTokens = MAX_TOKENS_AS_OUTPUT
 
     def sim_config(self) -> SimConfig:
         return SimConfig(model=self.model, gpu=self.gpu, scheduler=self.scheduler, cache=self.cache,
@@ -44,9 +47,10 @@ class Scenario:
                          cost_profile=self.cost_profile, fast_forward=self.fast_forward)
 
     def requests(self) -> tuple[Request, ...]:
-        if self.explicit_requests is not None:
-            return self.explicit_requests
-        return make_workload(self.workload_preset, self.workload)
+        requests = self.explicit_requests
+        if requests is None:
+            requests = make_workload(self.workload_preset, self.workload)
+        return apply_max_tokens(requests, self.max_tokens)
 
     def with_policy(self, policy: str, max_num_batched_tokens: int | None) -> "Scenario":
         return replace(self, scheduler=replace(self.scheduler, policy=policy,

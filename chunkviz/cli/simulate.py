@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
 from chunkviz.config import (ALLOCATION_NAMES, DEFAULT_POLICY, EVICTION_NAMES, PARALLEL_SAMPLING_MODES,
-                             TRTLLM_CAPACITY_POLICIES, CacheConfig, CostConfig, SchedulerConfig)
+                             TRTLLM_CAPACITY_POLICIES, CacheConfig, CostConfig, ModelSpec, SchedulerConfig)
 from chunkviz.analysis.goodput import Slo, goodput
 from chunkviz.simulator.policies.registry import POLICY_NAMES, vllm_v1_policy
 from chunkviz.cost.profile import MAX_PROFILE_BYTES, profile_from_json
@@ -26,6 +27,7 @@ from chunkviz.analysis.scenario import Scenario, run_scenario
 from chunkviz.analysis.deployment import deployment_json, deployment_summary, run_deployment_scenario
 from chunkviz.simulator.trace import Trace
 from chunkviz.workloads.loaders import load_trace
+from chunkviz.workloads.max_tokens import parse_max_tokens
 from chunkviz.workloads.select import select
 from chunkviz.workloads.generators import ARRIVALS, LENGTH_DISTS, WorkloadSpec
 from chunkviz.cli.deploy_flags import add_deployment_flags, deployment_from_args
@@ -64,6 +66,7 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", default="h100-sxm", help=f"one of {', '.join(GPUS)}")
     p.add_argument("--gpu-spec", type=Path, help="a GPU JSON file instead of --gpu")
     p.add_argument("--tensor-parallel", type=int, default=1)
+    p.add_argument("--max-model-len", type=int, default=None, help="vLLM's --max-model-len (default: the model's)")
     p.add_argument("--max-num-batched-tokens", type=int, default=None)
     p.add_argument("--max-num-seqs", type=int, default=None, help="default: the engine's, for the GPU")
     p.add_argument("--long-prefill-token-threshold", type=int, default=0)
@@ -99,6 +102,9 @@ def _add_workload_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--shared-prefix-tokens", type=int, default=0)
     p.add_argument("--n-samples", type=int, default=1)
+    p.add_argument("--max-tokens", default="output",
+                   help="the client's max_tokens: output (each request's true length, as benchmark clients send; "
+                        "default), unset (as chat clients often do) or N (a cap: outputs are cut to N)")
 
 
 def _add_cache_flags(p: argparse.ArgumentParser) -> None:
@@ -122,6 +128,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         policy = DEFAULT_POLICY if switch is None else vllm_v1_policy(switch)
     spec = args.model_spec
     model = model_from_hf_config(_read_spec(spec, "--model-spec")) if spec else get_model(args.model)
+    model = _with_max_model_len(model, args.max_model_len)
     gpu = gpu_from_json(_read_spec(args.gpu_spec, "--gpu-spec")) if args.gpu_spec else get_gpu(args.gpu)
     profile = profile_from_json(_read_spec(args.profile, "--profile", MAX_PROFILE_BYTES)) if args.profile else None
     workload = WorkloadSpec(
@@ -144,7 +151,18 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
                     record_detail=_record_detail(args), explicit_requests=load_trace_requests(args),
                     cost_profile=profile, fast_forward=getattr(args, "fast_forward", True),
-                    deployment=deployment_from_args(args))
+                    deployment=deployment_from_args(args), max_tokens=parse_max_tokens(args.max_tokens))
+
+
+def _with_max_model_len(model: ModelSpec, max_model_len: int | None) -> ModelSpec:
+    """--max-model-len: at most the model's own (vLLM ModelConfig `_get_and_verify_max_len` refuses a longer one)."""
+    if max_model_len is None:
+        return model
+    limit = model.max_model_len_tokens
+    if not 1 <= max_model_len <= limit:
+        raise InputError(f"--max-model-len must be an integer from 1 to the model's max length {limit} (vLLM "
+                         f"refuses a longer one), got {max_model_len}")
+    return replace(model, max_model_len_tokens=max_model_len)
 
 
 def _record_detail(args: argparse.Namespace) -> bool:

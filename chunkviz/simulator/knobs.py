@@ -16,3 +16,4 @@ class Knobs:
     long_prefill_token_threshold: int  # 0 when off, and always 0 for a policy that does not chunk prompts
     chunks_prompts: bool  # the policy splits a prompt over several steps
     reserve_prompt: bool  # a prompt's (or recompute's) blocks are all taken when it is first scheduled
+    max_model_len_tokens: int  # the model's max length (--max-model-len): what rules reserve for an unset max_tokens

@@ -23,6 +23,8 @@ SGLANG_CHUNK_LARGEST = 16384  # B200, MI300
 # TensorRT-LLM BuildConfig defaults: max_num_tokens 8192, max_batch_size 2048.
 TRTLLM_MAX_NUM_TOKENS = 8192
 TRTLLM_MAX_BATCH_SIZE = 2048
+# Sarathi-Serve sarathi/config/config.py BaseSchedulerConfig: max_num_seqs 128.
+SARATHI_MAX_NUM_SEQS = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +76,13 @@ def sglang_defaults(q: DefaultsQuery) -> tuple[int, int]:
 def trtllm_defaults(q: DefaultsQuery) -> tuple[int, int]:
     tokens = q.max_num_batched_tokens if q.max_num_batched_tokens is not None else TRTLLM_MAX_NUM_TOKENS
     return tokens, q.max_num_seqs if q.max_num_seqs is not None else TRTLLM_MAX_BATCH_SIZE
+
+
+def orca_defaults(q: DefaultsQuery) -> tuple[int, int]:
+    """Sarathi-Serve OrcaSchedulerConfig.get_max_num_batched_tokens: max_num_seqs * max_model_len (no token budget
+    of its own: whole prompts of every admitted request fit); max_num_seqs 128 (BaseSchedulerConfig)."""
+    seqs = q.max_num_seqs if q.max_num_seqs is not None else SARATHI_MAX_NUM_SEQS
+    tokens = q.max_num_batched_tokens
+    if tokens is None:
+        tokens = seqs * q.model.max_model_len_tokens
+    return tokens, seqs

@@ -15,6 +15,7 @@ from typing import Callable
 from chunkviz.config import SchedulerConfig
 from chunkviz.simulator.policies import defaults as d
 from chunkviz.simulator.policies import refusals as r
+from chunkviz.simulator.policies.orca import schedule_orca
 from chunkviz.simulator.policies.sarathi import schedule_sarathi
 from chunkviz.simulator.policies.sglang import fewest_outputs_victim, schedule_sglang
 from chunkviz.simulator.policies.static import schedule_static
@@ -97,6 +98,11 @@ _ENTRIES = (
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),
+    PolicyEntry("orca", schedule_orca, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
+                defaults=d.orca_defaults, label_en="Orca (iteration-level batching)",
+                label_zh="Orca（迭代级批处理）",
+                follows="Orca (OSDI '22) §4; sarathi-serve sarathi/core/scheduler/orca_scheduler.py "
+                        "OrcaScheduler._schedule"),
 )
 
 REGISTRY: dict[str, PolicyEntry] = {entry.name: entry for entry in _ENTRIES}

@@ -1,7 +1,8 @@
 """SGLang's scheduler (python/sglang/srt/managers/scheduler.py, schedule_policy.py PrefillAdder,
 schedule_batch.py ScheduleBatch.retract_decode), prefill-first.
 
-Invariants: a new request starts only while its input plus min(max_new_tokens, 4096) is below rem_total_tokens
+Invariants: max_new_tokens is the client's max_tokens (unset: max_req_len - input - 1), never the true output
+length; a new request starts only while its input plus min(max_new_tokens, 4096) is below rem_total_tokens
 (free KV tokens minus what running requests may still write: a decoding request's remaining output times
 new_token_ratio, a prefilling one's whole output); new_token_ratio starts at 0.7, falls by (0.7 - 0.098) / 600 per
 decode step down to 0.098, is reset when the engine idles, and is re-estimated after a retraction; the retraction
@@ -10,6 +11,7 @@ victim is the running request with the fewest output tokens (ties: the longest i
 
 from __future__ import annotations
 
+from chunkviz.simulator.policies.reservation import context_limit_tokens, sglang_max_new_tokens
 from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, schedule_running)
 from chunkviz.simulator.sequence import SeqState
 
@@ -35,19 +37,24 @@ def fewest_outputs_victim(running: list[SeqState]) -> SeqState:
     return best
 
 
+def _max_new(ctx: SchedContext, seq: SeqState) -> int:
+    """The request's max_new_tokens as SGLang holds it (the client's max_tokens; unset: reservation.py)."""
+    return sglang_max_new_tokens(seq.request, context_limit_tokens(ctx))
+
+
 def rem_total_tokens(ctx: SchedContext) -> float:
     """PrefillAdder.rem_total_tokens: free (and evictable) KV tokens minus the running requests' expected writes."""
     ratio = new_token_ratio(ctx)
     offset = 0.0
     for seq in ctx.running:
-        remaining = min(seq.request.output_tokens - seq.num_output_tokens, CLIP_MAX_NEW_TOKENS)
+        remaining = min(_max_new(ctx, seq) - seq.num_output_tokens, CLIP_MAX_NEW_TOKENS)
         offset += remaining * ratio if seq.is_decode_ready else remaining
     return ctx.kv.num_free_blocks() * ctx.kv.block_size - offset
 
 
 def fits_rem_total(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
     """PrefillAdder.add_one_req: refuse (NO_TOKEN) when input + min(max_new_tokens, 4096) >= rem_total_tokens."""
-    total = seq.num_tokens - hit_tokens + min(seq.request.output_tokens, CLIP_MAX_NEW_TOKENS)
+    total = seq.num_tokens - hit_tokens + min(_max_new(ctx, seq), CLIP_MAX_NEW_TOKENS)
     return total < rem_total_tokens(ctx)
 
 
@@ -103,6 +110,6 @@ def _retract_decode(ctx: SchedContext, plan: Plan) -> None:
         ctx.waiting.remove(victim)
         ctx.waiting.append(victim)
     decoded = sum(s.num_output_tokens for s in ctx.running)
-    max_new = sum(s.request.output_tokens for s in ctx.running)
+    max_new = sum(_max_new(ctx, s) for s in ctx.running)
     if max_new:
         ctx.policy_state["new_token_ratio"] = min(1.0, (decoded + RETRACT_DECODE_STEPS * len(ctx.running)) / max_new)

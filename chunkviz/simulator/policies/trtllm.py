@@ -3,26 +3,30 @@
 Invariants: requests in progress are scheduled before new ones; a step holds at most max_num_tokens tokens and
 max_batch_size requests; without chunked context a prompt runs whole in one step or waits; under
 guaranteed-no-evict a request starts only if the free blocks cover every running request's blocks to completion
-plus its own (so nothing is ever paused), under max-utilization it starts when its next step fits and the newest
+(prompt + the client's max_tokens, not the true output: policies/reservation.py) plus its own (so nothing is ever paused), under max-utilization it starts when its next step fits and the newest
 started request is paused (recomputed later) when memory runs out.
 """
 
 from __future__ import annotations
 
+from chunkviz.simulator.policies.reservation import context_limit_tokens, trtllm_total_tokens
 from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
 from chunkviz.simulator.sequence import SeqState
 
 
 def _blocks_to_completion(ctx: SchedContext, seq: SeqState) -> int:
-    """GuaranteedNoEvictScheduler: blocks a request still needs for prompt + max_new_tokens."""
+    """GuaranteedNoEvictScheduler: blocks a request still needs for prompt + max_tokens (the client's, or
+    max_seq_len - prompt when unset: reservation.trtllm_total_tokens)."""
     kv = ctx.kv
-    return max(0, kv.blocks_for(seq.request.prompt_tokens + seq.request.output_tokens) - kv.num_table_blocks(seq.key))
+    total = trtllm_total_tokens(seq.request, context_limit_tokens(ctx))
+    return max(0, kv.blocks_for(total) - kv.num_table_blocks(seq.key))
 
 
 def fits_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
     """GUARANTEED_NO_EVICT: admit only what fits after every running request's remaining blocks are set aside."""
     reserved = sum(_blocks_to_completion(ctx, s) for s in ctx.running)
-    own = ctx.kv.blocks_for(seq.request.prompt_tokens + seq.request.output_tokens) - hit_tokens // ctx.kv.block_size
+    total = trtllm_total_tokens(seq.request, context_limit_tokens(ctx))
+    own = ctx.kv.blocks_for(total) - hit_tokens // ctx.kv.block_size
     return own <= ctx.kv.num_free_blocks() - reserved
 
 
