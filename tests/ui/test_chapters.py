@@ -20,7 +20,7 @@ def _traces(ch):
     return {p: run_scenario(scenario_for(ch, p)) for p in ch.policies}
 
 
-@pytest.mark.parametrize("number", range(1, 9))
+@pytest.mark.parametrize("number", range(1, 10))
 def test_chapter_opens_on_its_preset_with_the_step_held_back(number):
     ch = chapter(number)
     at = open_app(page_file(ch))
@@ -58,19 +58,19 @@ def _links(at) -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("number", range(1, 9))
+@pytest.mark.parametrize("number", range(1, 10))
 def test_next_and_previous_chapter_links_lead_to_the_neighbours(number):
     at = open_app(page_file(chapter(number)))
     links = _links(at)
     assert links.get("prev") == (chapter(number - 1).slug if number > 1 else None)
-    assert links.get("next") == (chapter(number + 1).slug if number < 8 else None)
+    assert links.get("next") == (chapter(number + 1).slug if number < 9 else None)
     for side, other in (("prev", number - 1), ("next", number + 1)):
         if side in links:
             at.switch_page(page_file(chapter(other))).run()
             assert not at.exception and at.title[0].value.startswith(f"{other} · ")
 
 
-@pytest.mark.parametrize("number", range(1, 9))
+@pytest.mark.parametrize("number", range(1, 10))
 def test_the_prediction_is_checked_against_the_simulator(number):
     p = prediction(number)
     wrong = next(o for o in p.option_ids if o != p.correct_option)
@@ -149,10 +149,10 @@ def test_lecture_mode_stays_on_across_pages_until_turned_off():
     assert any(e.proto.expanded for e in at.expander)
 
 
-def test_chapter_8_reveals_each_claim_only_after_the_learner_commits():
+def test_chapter_9_reveals_each_claim_only_after_the_learner_commits():
     from ui.chapters.lessons import claims
 
-    at = open_app(page_file(chapter(8)))
+    at = open_app(page_file(chapter(9)))
     found = claims()
     radios = [r for r in at.radio if r.key.startswith("c8_claim_")]
     assert [r.key for r in radios] == [f"c8_claim_{found[0].claim_id}"]  # one claim on screen, no verdict yet
@@ -168,7 +168,7 @@ def test_chapter_8_reveals_each_claim_only_after_the_learner_commits():
         assert len(nxt) == min(i + 2, len(found))
 
 
-@pytest.mark.parametrize("number", [5, 6, 7])
+@pytest.mark.parametrize("number", [5, 6, 7, 8])
 def test_result_tables_wait_for_the_answer(number):
     at = open_app(page_file(chapter(number)))
     before = len(at.dataframe) + len(at.get("plotly_chart"))

@@ -116,8 +116,8 @@ def chapter_traces(ch: Chapter, policies: tuple[str, ...] | None = None) -> dict
 # The metrics each chapter's slide and results use (its question, the chat windows' first token and gaps, the
 # results line "TTFT p50 · TBT p99"), defined on the slide as a hover on the question.
 CHAPTER_TERMS = {1: ("ttft", "tbt"), 2: ("ttft", "tbt", "pct"), 3: ("ttft", "tbt", "pct"), 4: ("ttft", "tbt", "pct"),
-                 5: ("ttft", "tbt", "pct"), 6: ("ttft", "tbt", "pct", "goodput"), 7: ("ttft", "tbt", "pct"),
-                 8: ("ttft", "tbt", "pct")}
+                 5: ("ttft", "tbt", "pct"), 6: ("ttft", "tbt", "pct", "goodput"),
+                 7: ("ttft", "tbt", "goodput"), 8: ("ttft", "tbt", "pct"), 9: ("ttft", "tbt", "pct")}
 
 
 def metric_definitions(number: int) -> str | None:
