@@ -24,6 +24,7 @@ DEPLOYMENT_KINDS = ("colocated", "disagg")
 # The slide's link: two GPUs without NVLink talk over PCIe Gen5 (kv_link.py KV_LINKS["pcie"], 64 GB/s); the KV
 # streams layer by layer during the prefill (kv_link.py transfer_times, the engines' default: LMCache, Mooncake).
 SLIDE_LINK = "pcie"
+SLIDE_TRANSFER = "layerwise"
 # The sweep: the links the issue names (a slow NIC, PCIe, and a 5 GB/s link), documents short to the model's
 # context (Llama-3-8B, 8,192 tokens), and the SLO of scripts/disagg_figures.py (TTFT p90 500 ms, TBT p99 50 ms).
 SWEEP_LINKS = ("pcie", "rdma-100", "5")
@@ -37,7 +38,7 @@ def spec_for(kind: str, link: str = SLIDE_LINK) -> DeploymentSpec:
     """Two GPUs either way: two colocated instances, or one prefill and one decode instance joined by `link`."""
     if kind == "colocated":
         return DeploymentSpec(kind="colocated", num_instances=2)
-    return DeploymentSpec(kind="disagg", kv_link=parse_kv_link(link))
+    return DeploymentSpec(kind="disagg", kv_link=parse_kv_link(link), transfer_mode=SLIDE_TRANSFER)
 
 
 def split_scenario(kind: str, link: str = SLIDE_LINK) -> Scenario:

@@ -192,3 +192,36 @@ def test_chapter_texts_quote_the_runs_they_describe():
     assert f"the same {si(demo.total_attention_flops)} attention FLOPs" in texts(at)
     at.switch_page("pages/attention_page.py").run()
     assert si(demo.total_attention_flops) in [m.value for m in at.metric]
+
+
+def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_document():
+    """Split the kitchen: four engine rows (two colocated GPUs, the prefill and the decode GPU), the document's KV
+    noted on the decode GPU with the run's figures, the cursor held before the document's first prompt step on any
+    GPU; after the answer, the sweep's goodput per GPU as the core computed it."""
+    from chunkviz.lessons import split
+    from chunkviz.lessons.chapters import long_request_id
+    from ui.chapters import split as page
+
+    ch = chapter(7)
+    runs = {k: split.split_run(k) for k in split.DEPLOYMENT_KINDS}
+    labels = [label for label, _ in page.engines(runs)]
+    assert labels == [tr("chx.split.eng.colocated", "en", n=1), tr("chx.split.eng.colocated", "en", n=2),
+                      tr("chx.split.eng.prefill", "en"), tr("chx.split.eng.decode", "en")]
+    doc = long_request_id(runs["colocated"].trace)
+    starts = [s.start_s for run in runs.values() for i in run.instances for s in i.trace.steps
+              if any(c.request_id == doc and c.phase == "prefill" for c in s.chunks)]
+    held = page.extras(ch, runs, done=False)
+    assert held["hold_ms"] == pytest.approx(min(starts) * 1e3) and page.extras(ch, runs, True)["hold_ms"] is None
+    kv = next(x for x in runs["disagg"].transfers if x.request_id == doc)
+    note = next(n for n in held["notes"] if n.get("kv"))
+    assert note["eng"] == 3 and note["lane"] == doc and note["t_ms"] == pytest.approx(kv.ready_s * 1e3)
+    assert f"{kv.exposed_s * 1e3:.1f} ms" in note["text"] and f"{kv.num_bytes / 1e9:.2f} GB" in note["text"]
+    assert all(n["t_ms"] >= n["x_ms"] for n in held["notes"])
+    assert {round(s["t_ms"], 6) for s in held["stops"]} >= {round(n["t_ms"], 6) for n in held["notes"]}
+    assert held["reveal_ms"] >= held["hold_ms"]
+    at = open_app(page_file(ch))
+    assert not at.dataframe
+    at.radio(key="c7_pred").set_value(prediction(7).correct_option).run()
+    table = at.dataframe[0].value
+    assert list(table[tr("chx.split.sweep.colocated", "en")]) == [c.goodput_per_gpu for c in split.sweep()
+                                                                   if c.deployment == "colocated"]

@@ -21,7 +21,7 @@ from ui.comparison import render_comparison
 from ui.i18n import t
 from ui.runs import CACHE_TTL_S
 
-SLIDE_HEIGHT_PX = 400  # four engine rows; the question under the stage stays inside 720 px
+SLIDE_HEIGHT_PX = 300  # four engine rows; with the link line under them the question stays inside 720 px
 
 
 @st.cache_resource(max_entries=2, ttl=CACHE_TTL_S, show_spinner=False)
@@ -55,12 +55,14 @@ def _doc_id(runs: dict[str, DeploymentRun]) -> int:
 
 
 def notes(ch: Chapter, runs: dict[str, DeploymentRun]) -> list[dict]:
-    """The document's first prompt step and each GPU's longest token wait (lanes.label_for), and the document's
-    KV transfer on the decode GPU from its first byte to its arrival."""
+    """The document's first prompt step on each GPU that computes it (lanes.label_for), and its KV's arrival on the
+    decode GPU."""
     doc, out = _doc_id(runs), []
     for eng, (_, trace) in enumerate(engines(runs)):
-        for mark in bookmarks(trace, ch.bookmarks):
-            if mark.kind == "long_prefill" and mark.request_id != doc:
+        # Only the document's prompt: the GPUs' longest gaps are the question's answer, and in rows this thin
+        # their notes would cover the transfer's (the answer quotes them).
+        for mark in bookmarks(trace, ch.bookmarks[:1]):
+            if mark.request_id != doc:
                 continue  # a chat's prompt on a GPU without the document: not the moment the chapter is about
             out.append({"t_ms": mark.end_s * 1e3, "x_ms": (mark.start_s + mark.end_s) / 2 * 1e3, "eng": eng,
                         "lane": mark.request_id if mark.request_id is not None else 0,
@@ -82,9 +84,12 @@ def hold_ms(ch: Chapter, runs: dict[str, DeploymentRun]) -> float:
 
 def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
     """The comparison payload's additions: notes, a clicker stop at each note, the hold and the reveal."""
-    drawn = notes(ch, runs)
-    stops = sorted(({"t_ms": n["t_ms"], "label": t("chx.split.bm.kv", rid=n["lane"]) if n.get("kv") else n["text"],
-                     "title": n["text"]} for n in drawn), key=lambda s: s["t_ms"])
+    drawn, names = notes(ch, runs), [label for label, _ in engines(runs)]
+    # Labelled as chapters' stops are (lanes.stops): the engine's letter and the moment, the engine as the title.
+    stops = sorted(({"t_ms": n["t_ms"], "title": names[n["eng"]],
+                     "label": "ABCD"[n["eng"]] + ": " + (t("chx.split.bm.kv", rid=n["lane"]) if n.get("kv")
+                                                         else t("chx.bm.long_prefill"))} for n in drawn),
+                   key=lambda s: s["t_ms"])
     return {"slide": True, "notes": drawn, "stops": stops, "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
             "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn)}
 
@@ -95,8 +100,9 @@ def slide(ch: Chapter) -> None:
     with st.container(key="stage"):
         render_comparison(engines(runs), key=f"c{ch.number}_lanes", present=is_present(),
                           extras=extras(ch, runs, answered(ch)), start_ms=hold_ms(ch, runs))
+        st.caption(t("chx.split.link", link=link_label(split.SLIDE_LINK)))  # split.SLIDE_TRANSFER: layerwise
     results = [f"{t(f'chx.split.run.{kind}')}: {metrics_line(run.trace)}" for kind, run in runs.items()]
-    predict_then_reveal(ch, results, {"link": link_label(split.SLIDE_LINK)})
+    predict_then_reveal(ch, results)
     if not is_present():
         st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
 

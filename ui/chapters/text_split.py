@@ -11,6 +11,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.eng.decode": ("1P+1D · decode GPU", "1P+1D · Decode GPU"),
     "chx.split.run.colocated": ("colocated, 2 GPUs", "同置，2 块 GPU"),
     "chx.split.run.disagg": ("1P+1D", "1P+1D"),
+    "chx.split.link": ("**1P+1D:** the KV cache crosses **{link}**, layer by layer while the prompt runs",
+                       "**1P+1D：** KV 缓存经 **{link}** 传过去，提示词计算时逐层发送"),
     "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达 Decode GPU"),
     "chx.split.lbl.kv": ("R{rid}'s KV → decode GPU: {gb:.2f} GB over {link}, {ms:.1f} ms after its prefill",
                          "R{rid} 的 KV → Decode GPU：{gb:.2f} GB 经 {link}，Prefill 结束后再等 {ms:.1f} 毫秒"),
@@ -29,9 +31,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "所以对话的字间延迟一直很短；代价是所有提示词都要在同一块 Prefill GPU 上排队，而且 KV 要先过链路，"
         "首个 token 才能到用户手里。按每块 GPU 算谁更划算，取决于提示词多长、服务多忙、链路多快："
         "回答问题后的表格会量给你看。"),
-    "chx.q.7": ("Two GPUs either way ({link} between them in 1P+1D): which gives the requests the smaller worst "
-                "token gap?",
-                "两种方式都是两块 GPU（1P+1D 之间用 {link}）：哪一种让请求的最长字间延迟更短？"),
+    "chx.q.7": ("Two GPUs either way: which gives the requests the smaller worst token gap?",
+                "两种方式都是两块 GPU：哪一种让请求的最长字间延迟更短？"),
     "chx.o.7.colocated": ("colocated chunked", "同置分块"),
     "chx.o.7.disagg": ("1P+1D", "1P+1D"),
     "chx.o.7.same": ("about the same", "差不多"),
