@@ -44,3 +44,13 @@ def test_the_sweep_shows_where_each_wins_and_what_a_slow_link_costs():
         assert cells[(doc, slow)] <= cells[(doc, fast)]
     # The slow link costs 1P+1D its lead somewhere the fast link had it (the chapter's point about the transfer).
     assert any(cells[(d, fast)] > cells[(d, "colocated")] >= cells[(d, slow)] for d in split.SWEEP_DOC_TOKENS)
+
+
+def test_splitting_pays_at_a_chats_first_token_as_the_answer_says():
+    """The answer's "price": under 1P+1D a chat queues behind the document on the one prefill GPU."""
+    p = predictions.prediction(7)
+    run = split.split_run("disagg")
+    doc = long_request_id(run.trace)
+    chats = {r.request_id: (r.first_token_s - r.arrival_s) * 1e3 for r in run.trace.requests if r.request_id != doc}
+    assert p.value("chat_ttft_max_ms_disagg") == max(chats.values())
+    assert p.value("chat_ttft_max_ms_disagg") > p.value("chat_ttft_max_ms_colocated")

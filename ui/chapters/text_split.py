@@ -37,13 +37,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.o.7.disagg": ("1P+1D", "1P+1D"),
     "chx.o.7.same": ("about the same", "差不多"),
     "chx.a.7": ("Worst token gap: colocated {tbt_max_ms_colocated:.1f} ms, 1P+1D {tbt_max_ms_disagg:.1f} ms: the "
-                "decode GPU never runs a prompt chunk. The price is paid at the first token: the slowest one takes "
-                "{ttft_max_ms_colocated:,.0f} ms colocated and {ttft_max_ms_disagg:,.0f} ms on 1P+1D, where a chat "
-                "queues behind the document on the one prefill GPU; R{doc_rid:.0f}'s {doc_gb:.2f} GB of KV reached "
-                "the decode GPU {doc_exposed_ms:.1f} ms after its prefill.",
+                "decode GPU never runs a prompt chunk. The price is paid at the first token: the slowest chat's takes "
+                "{chat_ttft_max_ms_colocated:,.0f} ms colocated and {chat_ttft_max_ms_disagg:,.0f} ms on 1P+1D, "
+                "where it queues behind the document on the one prefill GPU; R{doc_rid:.0f}'s {doc_gb:.2f} GB of KV "
+                "reached the decode GPU {doc_exposed_ms:.1f} ms after its prefill.",
                 "最长字间延迟：同置 {tbt_max_ms_colocated:.1f} 毫秒，1P+1D {tbt_max_ms_disagg:.1f} 毫秒，因为 "
-                "Decode GPU 从不计算提示词块。代价落在首个 token 上：最慢的首字延迟同置是 "
-                "{ttft_max_ms_colocated:,.0f} 毫秒，1P+1D 是 {ttft_max_ms_disagg:,.0f} 毫秒，因为有个对话在唯一的 "
+                "Decode GPU 从不计算提示词块。代价落在首个 token 上：最慢的对话首字延迟同置是 "
+                "{chat_ttft_max_ms_colocated:,.0f} 毫秒，1P+1D 是 {chat_ttft_max_ms_disagg:,.0f} 毫秒，因为它在唯一的 "
                 "Prefill GPU 上排在文档后面；R{doc_rid:.0f} 的 {doc_gb:.2f} GB KV 在它的 Prefill 结束后 "
                 "{doc_exposed_ms:.1f} 毫秒到达 Decode GPU。"),
     "chx.split.sweep.title": ("Where each wins, per GPU", "按每块 GPU 算，谁在哪里更划算"),
