@@ -18,7 +18,9 @@ from chunkviz.simulator.trace import Trace
 from ui.chapters.common import is_present, predict_then_reveal
 from ui.chapters.lanes import answered, label_for, metrics_line
 from ui.comparison import render_comparison
-from ui.i18n import t
+from ui.comparison_export import html_for
+from ui.i18n import current_lang, t
+from ui.offline_download import download_view
 from ui.runs import CACHE_TTL_S
 
 SLIDE_HEIGHT_PX = 300  # four engine rows; with the link line under them the question stays inside 720 px
@@ -98,13 +100,15 @@ def slide(ch: Chapter) -> None:
     """The stage (keyed `stage`) with all four GPUs on one time axis, then the question (keyed `predict`)."""
     runs = deployment_runs()
     with st.container(key="stage"):
-        render_comparison(engines(runs), key=f"c{ch.number}_lanes", present=is_present(),
-                          extras=extras(ch, runs, answered(ch)), start_ms=hold_ms(ch, runs))
+        mounted = render_comparison(engines(runs), key=f"c{ch.number}_lanes", present=is_present(),
+                                    extras=extras(ch, runs, answered(ch)), start_ms=hold_ms(ch, runs))
         st.caption(t("chx.split.link", link=link_label(split.SLIDE_LINK)))  # split.SLIDE_TRANSFER: layerwise
     results = [f"{t(f'chx.split.run.{kind}')}: {metrics_line(run.trace)}" for kind, run in runs.items()]
     predict_then_reveal(ch, results)
     if not is_present():
         st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
+    lang = current_lang()  # "Download this view" under the question, as every chapter (lanes.slide)
+    download_view(lambda: html_for(mounted, lang), f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")
 
 
 def sweep_lesson() -> None:
