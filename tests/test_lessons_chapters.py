@@ -15,16 +15,16 @@ from chunkviz.lessons.batching import mode_scenario
 
 
 def test_chapters_are_numbered_in_the_article_order_with_unique_slugs():
-    assert [c.number for c in chapters.CHAPTERS] == list(range(1, 9))
+    assert [c.number for c in chapters.CHAPTERS] == list(range(1, 10))
     slugs = [c.slug for c in chapters.CHAPTERS]
-    assert len(set(slugs)) == len(slugs) and all(s.startswith(f"ch{i}-") for i, s in enumerate(slugs, 1))
-    order = ["kitchen", "long-prefill", "chunking", "paged-kv", "continuous-batching", "chunk-size", "knobs",
-             "misconceptions"]
-    assert [s.split("-", 1)[1] for s in slugs] == order
+    # Slugs are URLs: chapters 8 and 9 keep the slugs they had as 7 and 8 (shared links open the same content);
+    # "Split the kitchen", inserted as 7, has its own.
+    assert slugs == ["ch1-kitchen", "ch2-long-prefill", "ch3-chunking", "ch4-paged-kv", "ch5-continuous-batching",
+                     "ch6-chunk-size", "split-kitchen", "ch7-knobs", "ch8-misconceptions"]
     assert chapters.neighbours(1) == (None, chapters.CHAPTERS[1])
-    assert chapters.neighbours(8) == (chapters.CHAPTERS[6], None)
-    with pytest.raises(ValueError, match="between 1 and 8"):
-        chapters.chapter(9)
+    assert chapters.neighbours(9) == (chapters.CHAPTERS[7], None)
+    with pytest.raises(ValueError, match="between 1 and 9"):
+        chapters.chapter(10)
 
 
 def test_every_chapter_preset_is_small_and_its_key_bookmark_exists():
@@ -132,7 +132,7 @@ def test_one_budget_meets_both_classes_slos():
     assert [p.budget_tokens for p in points if p.meets_both] == [best] == [512]
 
 
-@pytest.mark.parametrize("number", range(1, 9))
+@pytest.mark.parametrize("number", range(1, 10))
 def test_each_prediction_follows_from_its_own_figures(number):
     p = predictions.prediction(number)
     assert p.correct_option in p.option_ids
@@ -145,16 +145,18 @@ def test_each_prediction_follows_from_its_own_figures(number):
         5: lambda: "right_away" if f["r1_ttft_ms"] < 100 else "after_r0_finishes",
         6: lambda: min((b for b in p.option_ids if f[f"tbt_p99_ms_{b}"] <= 25 and f[f"doc_ttft_ms_{b}"] <= 300),
                        key=lambda b: f[f"doc_ttft_ms_{b}"]),
-        7: lambda: "only_with_mixed_chunk" if f["stall_steps"] > 0 == f["stall_steps_mixed"] else p.correct_option,
-        8: lambda: "higher" if f["ttft_p50_ms_chunked"] > 1.02 * f["ttft_p50_ms_mono"] else p.correct_option,
+        7: lambda: min(("colocated", "disagg"), key=lambda k: f[f"tbt_max_ms_{k}"]),
+        8: lambda: "only_with_mixed_chunk" if f["stall_steps"] > 0 == f["stall_steps_mixed"] else p.correct_option,
+        9: lambda: "higher" if f["ttft_p50_ms_chunked"] > 1.02 * f["ttft_p50_ms_mono"] else p.correct_option,
     }[number]()
     assert p.correct_option == expected
 
 
 def test_the_lecture_answers_are_the_ones_the_chapters_teach():
-    answers = {n: predictions.prediction(n).correct_option for n in range(1, 9)}
+    answers = {n: predictions.prediction(n).correct_option for n in range(1, 10)}
     assert answers == {1: "none", 2: "no", 3: "prompt_over_budget", 4: "all_but_shared_blocks",
-                       5: "after_r0_finishes", 6: "512", 7: "only_with_mixed_chunk", 8: "higher"}
+                       5: "after_r0_finishes", 6: "512", 7: "disagg", 8: "only_with_mixed_chunk",
+                       9: "higher"}
 
 
 def test_every_misconception_is_refuted_by_its_own_figures():

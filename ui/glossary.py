@@ -36,7 +36,7 @@ GLOSSARY: tuple[Term, ...] = (
 # labels, the scheduler knobs and the model/GPU catalogue (read from the core, so a new engine or model needs no edit).
 KEPT_TERMS = (
     "TTFT TBT ITL SLO p50 p99 Roofline token tokens Prefill Decode FLOPs logits "  # terms kept in Chinese writing
-    "vLLM Sarathi-Serve Sarathi SGLang TensorRT-LLM TRT-LLM Orca PagedAttention Mooncake vidur "  # engines, simulators
+    "vLLM Sarathi-Serve Sarathi SGLang TensorRT-LLM TRT-LLM Orca PagedAttention Mooncake DistServe vidur "  # engines, simulators
     "FIFO LRU LFU OPT Clock Belady CoW "  # replacement rules and the anomaly, named as in the textbooks
     "Llama Qwen Mistral Gemma Phi internlm PyTorch torch Python CUDA SwiGLU Hugging Face Chrome Perfetto chunkviz "  # tools
     "Azure Public Dataset Splitwise "  # the trace's dataset and paper, cited by their titles (rt.attribution)

@@ -1,6 +1,8 @@
-"""The lecture: eight chapters in the seed article's order, each with a small preset scenario and its bookmarks.
+"""The lecture: nine chapters (the seed article's eight, with "Split the kitchen" after chapter 6), each with a small
+preset scenario and its bookmarks.
 
-Invariant: chapter numbers are 1..N in order, slugs are unique, and every chapter's preset is a valid Scenario small
+Invariant: chapter numbers are 1..N in order, slugs are unique (a slug is a URL: chapters 8 and 9 keep the slugs
+ch7-knobs and ch8-misconceptions they had as 7 and 8, so old links open the same content), and every chapter's preset is a valid Scenario small
 enough (≤ 24 requests) to simulate in well under a second; bookmarks are found in a trace, never hard-coded steps.
 """
 
@@ -35,7 +37,10 @@ SHARED_PREFIX = replace(LECTURE, workload_preset="shared-system-prompt",
                         cache=CacheConfig(enable_prefix_caching=True, num_gpu_blocks=1024))
 # Chapter 6: four times the lecture's requests so each class has enough members for a percentile (3 documents).
 CLASSES = replace(LECTURE, workload=replace(LECTURE_WORKLOAD, num_requests=24))
-PRESETS: dict[str, Scenario] = {"lecture": LECTURE, "shared-prefix": SHARED_PREFIX, "classes": CLASSES}
+# Chapter 7: the lecture's requests, each instance running the lecture's engine; lessons/split.py deploys them on
+# two GPUs (colocated, or one prefill and one decode instance).
+PRESETS: dict[str, Scenario] = {"lecture": LECTURE, "shared-prefix": SHARED_PREFIX, "classes": CLASSES,
+                                "two-gpus": LECTURE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +87,17 @@ CHAPTERS: tuple[Chapter, ...] = (
             "Chats and documents share one engine: watch the chats' gaps and the documents' first tokens as the budget changes.",
             "对话和文档共用一个引擎：看预算变化时，对话的间隔和文档的首个 token 怎么变。",
             "classes", (DECODE_FIRST,), ("long_prefill", "longest_gap")),
-    Chapter(7, "ch7-knobs", "The engines' knobs", "各引擎的调参旋钮",
+    # The stage draws chapter 2's workload on two GPUs (chunkviz/lessons/split.py: colocated chunked and 1P+1D); the
+    # preset and policy here are each instance's engine, and its bookmarks are found in each instance's trace.
+    Chapter(7, "split-kitchen", "Split the kitchen", "分开后厨",
+            "Chapter 2's orders on two GPUs: two whole kitchens, or one for prefill and one for decode with the KV carried across.",
+            "第 2 章的订单放到两块 GPU 上：两个完整的后厨，或者一个做 Prefill、一个做解码，KV 从中间递过去。",
+            "two-gpus", (DECODE_FIRST,), ("long_prefill", "longest_gap")),
+    Chapter(8, "ch7-knobs", "The engines' knobs", "各引擎的调参旋钮",
             "SGLang's defaults beside vLLM's on one workload: watch the chats while the document's chunks run; then the knobs.",
             "同一负载下 SGLang 与 vLLM 的默认设置：看文档分块运行时对话怎么样；然后看各个参数。",
             "lecture", (SGLANG_DEFAULT, DECODE_FIRST), ("long_prefill", "long_last_chunk"), "long_last_chunk"),
-    Chapter(8, "ch8-misconceptions", "Misconceptions and interview questions", "常见误区与面试题",
+    Chapter(9, "ch8-misconceptions", "Misconceptions and interview questions", "常见误区与面试题",
             "Six claims about chunked prefill: say true or false to each, then a run of the simulator checks it.",
             "关于分块预填充的六个说法：先判断对错，再用模拟器跑一遍核对。",
             "lecture", (PREFILL_FIRST, DECODE_FIRST), ("long_prefill", "long_first_token")),

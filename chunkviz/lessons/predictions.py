@@ -13,6 +13,7 @@ from typing import Callable
 
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.lessons import split
 from chunkviz.lessons.budgets import BUDGETS_TOKENS, budget_meeting_both, sweep_budgets
 from chunkviz.lessons.chapters import (CHAPTERS, DECODE_FIRST, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, SGLANG_DEFAULT,
                                        STATIC, chapter, find_bookmark, long_request_id, num_prefill_chunks,
@@ -28,8 +29,9 @@ OPTIONS: dict[int, tuple[str, ...]] = {
     4: ("all", "all_but_shared_blocks", "none"),
     5: ("right_away", "after_r0_finishes", "after_all"),
     6: tuple(str(b) for b in BUDGETS_TOKENS),
-    7: ("yes", "no", "only_with_mixed_chunk"),
-    8: ("lower", "same", "higher"),
+    7: ("colocated", "disagg", "same"),
+    8: ("yes", "no", "only_with_mixed_chunk"),
+    9: ("lower", "same", "higher"),
 }
 
 
@@ -128,29 +130,49 @@ def _budget_both(run: Runner) -> Prediction:
     return _make(6, str(best), figures)
 
 
+def _split_gap(run: Runner) -> Prediction:
+    # Rule on chapter 2's requests over two GPUs (lessons/split.py): the worst token gap of the merged trace (every
+    # request, as its user saw it) within ±2% → same; otherwise the deployment with the smaller one.
+    # Deployment runs are not single-engine traces, so `run` is not used: split_run is deterministic and cached.
+    figures = {}
+    for kind in split.DEPLOYMENT_KINDS:
+        trace = split.split_run(kind).trace
+        doc_id = long_request_id(trace)
+        chats = [r.first_token_s - r.arrival_s for r in trace.requests if r.request_id != doc_id]
+        # The price of splitting: the slowest chat's first token (a chat may queue behind the document's prompt).
+        figures.update({f"tbt_max_ms_{kind}": summarize(trace).tbt_s.max * 1e3,
+                        f"chat_ttft_max_ms_{kind}": max(chats) * 1e3})
+    disagg = split.split_run("disagg")
+    doc = max(disagg.transfers, key=lambda x: (x.num_bytes, -x.request_id))
+    figures.update({"doc_rid": doc.request_id, "doc_gb": doc.num_bytes / 1e9, "doc_exposed_ms": doc.exposed_s * 1e3})
+    a, b = figures["tbt_max_ms_colocated"], figures["tbt_max_ms_disagg"]
+    verdict = "same" if abs(b - a) <= 0.02 * a else ("disagg" if b < a else "colocated")
+    return _make(7, verdict, figures)
+
+
 def _mixed_chunk(run: Runner) -> Prediction:
     # Rule: default SGLang stalls decodes (stall steps > 0) and mixed-chunk does not → only_with_mixed_chunk.
-    default = _trace(7, SGLANG_DEFAULT, run)
-    s = scenario_for(chapter(7), SGLANG_DEFAULT)
+    default = _trace(8, SGLANG_DEFAULT, run)
+    s = scenario_for(chapter(8), SGLANG_DEFAULT)
     mixed = run_scenario(replace(s, scheduler=replace(s.scheduler, sglang_enable_mixed_chunk=True)))
     verdict = ("yes" if default.num_stall_steps == 0 else
                "only_with_mixed_chunk" if mixed.num_stall_steps == 0 else "no")
-    return _make(7, verdict, {"stall_steps": default.num_stall_steps, "stall_steps_mixed": mixed.num_stall_steps,
+    return _make(8, verdict, {"stall_steps": default.num_stall_steps, "stall_steps_mixed": mixed.num_stall_steps,
                               "tbt_max_ms": summarize(default).tbt_s.max * 1e3,
                               "tbt_max_mixed_ms": summarize(mixed).tbt_s.max * 1e3})
 
 
 def _chunking_ttft(run: Runner) -> Prediction:
     # Rule: chunked TTFT p50 within ±2% of prefill-first → same; below → lower; above → higher.
-    mono, chunked = summarize(_trace(8, PREFILL_FIRST, run)), summarize(_trace(8, DECODE_FIRST, run))
+    mono, chunked = summarize(_trace(9, PREFILL_FIRST, run)), summarize(_trace(9, DECODE_FIRST, run))
     a, b = mono.ttft_s.p50, chunked.ttft_s.p50
     verdict = "same" if abs(b - a) <= 0.02 * a else ("lower" if b < a else "higher")
-    return _make(8, verdict, {"ttft_p50_ms_mono": a * 1e3, "ttft_p50_ms_chunked": b * 1e3,
+    return _make(9, verdict, {"ttft_p50_ms_mono": a * 1e3, "ttft_p50_ms_chunked": b * 1e3,
                               "tbt_max_ms_mono": mono.tbt_s.max * 1e3, "tbt_max_ms_chunked": chunked.tbt_s.max * 1e3})
 
 
 _BUILDERS = {1: _kitchen, 2: _r0_token, 3: _num_chunks, 4: _shared_prefix, 5: _static_wait, 6: _budget_both,
-             7: _mixed_chunk, 8: _chunking_ttft}
+             7: _split_gap, 8: _mixed_chunk, 9: _chunking_ttft}
 assert set(_BUILDERS) == {c.number for c in CHAPTERS}
 
 

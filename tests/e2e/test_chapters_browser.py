@@ -80,7 +80,7 @@ def _check_slide(page, number: int, lang: str, scheme: str) -> None:
     assert m["side"] <= 1, (number, lang, m)  # the sidebar is collapsed
     assert m["seen"] > 20 and m["small"] >= 16, (number, lang, m)  # the chats, legend and buttons were walked
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}.png"))
-    if number == 7:  # the knobs table (one engine at a time) wraps inside the page: it overflowed to x = 1505
+    if number == 8:  # the knobs table (one engine at a time) wraps inside the page: it overflowed to x = 1505
         right, main = page.evaluate("""() => [document.querySelector('.st-key-c7_knobs table').getBoundingClientRect()
           .right, (m => m.scrollWidth - m.clientWidth)(document.querySelector('[data-testid="stMain"]'))]""")
         assert right <= VIEW["width"] and main <= 0, (right, main)

@@ -22,7 +22,7 @@ def _traces(ch):
     return {p: run_scenario(scenario_for(ch, p)) for p in ch.policies}
 
 
-@pytest.mark.parametrize("number", range(1, 9))
+@pytest.mark.parametrize("number", range(1, 10))
 def test_chapter_opens_on_its_preset_with_the_step_held_back(number):
     ch = chapter(number)
     at = open_app(page_file(ch))
@@ -63,19 +63,19 @@ def _links(at) -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("number", range(1, 9))
+@pytest.mark.parametrize("number", range(1, 10))
 def test_next_and_previous_chapter_links_lead_to_the_neighbours(number):
     at = open_app(page_file(chapter(number)))
     links = _links(at)
     assert links.get("prev") == (chapter(number - 1).slug if number > 1 else None)
-    assert links.get("next") == (chapter(number + 1).slug if number < 8 else None)
+    assert links.get("next") == (chapter(number + 1).slug if number < 9 else None)
     for side, other in (("prev", number - 1), ("next", number + 1)):
         if side in links:
             at.switch_page(page_file(chapter(other))).run()
             assert not at.exception and at.title[0].value.startswith(f"{other} · ")
 
 
-@pytest.mark.parametrize("number", range(1, 9))
+@pytest.mark.parametrize("number", range(1, 10))
 def test_the_prediction_is_checked_against_the_simulator(number):
     p = prediction(number)
     wrong = next(o for o in p.option_ids if o != p.correct_option)
@@ -154,10 +154,10 @@ def test_lecture_mode_stays_on_across_pages_until_turned_off():
     assert any(e.proto.expanded for e in at.expander)
 
 
-def test_chapter_8_reveals_each_claim_only_after_the_learner_commits():
+def test_chapter_9_reveals_each_claim_only_after_the_learner_commits():
     from ui.chapters.lessons import claims
 
-    at = open_app(page_file(chapter(8)))
+    at = open_app(page_file(chapter(9)))
     found = claims()
     radios = [r for r in at.radio if r.key.startswith("c8_claim_")]
     assert [r.key for r in radios] == [f"c8_claim_{found[0].claim_id}"]  # one claim on screen, no verdict yet
@@ -173,7 +173,7 @@ def test_chapter_8_reveals_each_claim_only_after_the_learner_commits():
         assert len(nxt) == min(i + 2, len(found))
 
 
-@pytest.mark.parametrize("number", [5, 6, 7])
+@pytest.mark.parametrize("number", [5, 6, 7, 8])
 def test_result_tables_wait_for_the_answer(number):
     at = open_app(page_file(chapter(number)))
     before = len(at.dataframe) + len(at.get("plotly_chart"))
@@ -197,3 +197,36 @@ def test_chapter_texts_quote_the_runs_they_describe():
     assert f"the same {si(demo.total_attention_flops)} attention FLOPs" in texts(at)
     at.switch_page("pages/attention_page.py").run()
     assert si(demo.total_attention_flops) in [m.value for m in at.metric]
+
+
+def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_document():
+    """Split the kitchen: four engine rows (two colocated GPUs, the prefill and the decode GPU), the document's KV
+    noted on the decode GPU with the run's figures, the cursor held before the document's first prompt step on any
+    GPU; after the answer, the sweep's goodput per GPU as the core computed it."""
+    from chunkviz.lessons import split
+    from chunkviz.lessons.chapters import long_request_id
+    from ui.chapters import split as page
+
+    ch = chapter(7)
+    runs = {k: split.split_run(k) for k in split.DEPLOYMENT_KINDS}
+    labels = [label for label, _ in page.engines(runs)]
+    assert labels == [tr("chx.split.eng.colocated", "en", n=1), tr("chx.split.eng.colocated", "en", n=2),
+                      tr("chx.split.eng.prefill", "en"), tr("chx.split.eng.decode", "en")]
+    doc = long_request_id(runs["colocated"].trace)
+    starts = [s.start_s for run in runs.values() for i in run.instances for s in i.trace.steps
+              if any(c.request_id == doc and c.phase == "prefill" for c in s.chunks)]
+    held = page.extras(ch, runs, done=False)
+    assert held["hold_ms"] == pytest.approx(min(starts) * 1e3) and page.extras(ch, runs, True)["hold_ms"] is None
+    kv = next(x for x in runs["disagg"].transfers if x.request_id == doc)
+    note = next(n for n in held["notes"] if n.get("kv"))
+    assert note["eng"] == 3 and note["lane"] == doc and note["t_ms"] == pytest.approx(kv.ready_s * 1e3)
+    assert f"{kv.exposed_s * 1e3:.1f} ms" in note["text"] and f"{kv.num_bytes / 1e9:.2f} GB" in note["text"]
+    assert all(n["t_ms"] >= n["x_ms"] for n in held["notes"])
+    assert {round(s["t_ms"], 6) for s in held["stops"]} >= {round(n["t_ms"], 6) for n in held["notes"]}
+    assert held["reveal_ms"] >= held["hold_ms"]
+    at = open_app(page_file(ch))
+    assert not at.dataframe
+    at.radio(key="c7_pred").set_value(prediction(7).correct_option).run()
+    table = at.dataframe[0].value
+    assert list(table[tr("chx.split.sweep.colocated", "en")]) == [c.goodput_per_gpu for c in split.sweep()
+                                                                   if c.deployment == "colocated"]

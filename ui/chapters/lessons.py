@@ -98,7 +98,7 @@ def _figures_table(rows: tuple[knobs.RunFigures, ...], first_col: str) -> None:
 
 
 # The knobs table wraps inside 1280 px: fixed layout, and long names, defaults and sources break inside a cell
-# instead of pushing the page sideways (chapter 7 overflowed to x = 1505 before).
+# instead of pushing the page sideways (chapter 8, then 7, overflowed to x = 1505 before).
 _KNOBS_CSS = """<style>
 .st-key-c7_knobs table {table-layout: fixed; width: 100%}
 .st-key-c7_knobs td, .st-key-c7_knobs th {overflow-wrap: anywhere; word-break: break-word; white-space: normal}

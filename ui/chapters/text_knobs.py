@@ -1,4 +1,4 @@
-"""Chapter 7's knobs table in both languages: engine names and each knob's shipped default.
+"""Chapter 8's knobs table in both languages: engine names and each knob's shipped default.
 
 Invariant: the English default is the core's own string (chunkviz/lessons/knobs.py, which cites where each is
 written); the Chinese one says the same, with values an engine reads (True, False, enum names) kept as code.

@@ -169,7 +169,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.budget.axis": ("token budget per step", "每步 token 预算"),
     "chx.budget.slo": ("SLO", "SLO"),
     # 7 · knobs
-    "chx.body.7": (
+    "chx.body.8": (
         "Every engine has the same two dials under different names: how many tokens one step may carry, and how "
         "many sequences may run at once. The table gives each setting's default, the file or doc where that "
         "default is written, and the simulator setting it maps to. Pick one to see its effect in a run.",
@@ -203,23 +203,23 @@ TEXTS: dict[str, tuple[str, str]] = {
                               "**离线批量**（64 个约 1,500 token 的任务同时到达）：没人盯着逐字输出，大步更划算。"
                               "不分块（或用大预算）比 512 token 的分块首字延迟更低、每秒 token 更多。"),
     "chx.off.run": ("run", "运行"),
-    "chx.q.7": ("SGLang with its defaults: do the chats get tokens while the document's chunks run?",
+    "chx.q.8": ("SGLang with its defaults: do the chats get tokens while the document's chunks run?",
                 "SGLang 默认设置下：文档的各块运行期间，对话还能拿到 token 吗？"),
-    "chx.o.7.yes": ("yes", "能"),
-    "chx.o.7.no": ("no, never", "不能，怎么都不行"),
-    "chx.o.7.only_with_mixed_chunk": ("only with --enable-mixed-chunk", "只有开启 `--enable-mixed-chunk` 才能"),
-    "chx.a.7": ("Defaults: {stall_steps:.0f} steps with stalled decodes, longest gap {tbt_max_ms:.0f} ms. With "
+    "chx.o.8.yes": ("yes", "能"),
+    "chx.o.8.no": ("no, never", "不能，怎么都不行"),
+    "chx.o.8.only_with_mixed_chunk": ("only with --enable-mixed-chunk", "只有开启 `--enable-mixed-chunk` 才能"),
+    "chx.a.8": ("Defaults: {stall_steps:.0f} steps with stalled decodes, longest gap {tbt_max_ms:.0f} ms. With "
                 "mixed chunks: {stall_steps_mixed:.0f} and {tbt_max_mixed_ms:.0f} ms.",
                 "默认：{stall_steps:.0f} 步解码被卡住，最长间隔 {tbt_max_ms:.0f} 毫秒。开启混合分块："
                 "{stall_steps_mixed:.0f} 步、{tbt_max_mixed_ms:.0f} 毫秒。"),
     # 8 · misconceptions
-    "chx.body.8": ("Six things people say about chunked prefill, each checked by a run of this simulator, then "
+    "chx.body.9": ("Six things people say about chunked prefill, each checked by a run of this simulator, then "
                    "questions to practise with.", "人们常说的六句关于分块预填充的话，逐一用本模拟器跑一遍核对；然后是练习用的面试题。"),
-    "chx.q.8": ("Does chunked prefill lower TTFT p50 on this workload?", "在这份负载上，分块预填充会降低首字延迟 p50 吗？"),
-    "chx.o.8.lower": ("lower", "降低"),
-    "chx.o.8.same": ("about the same", "差不多"),
-    "chx.o.8.higher": ("higher", "升高"),
-    "chx.a.8": ("Prefill-first {ttft_p50_ms_mono:.1f} ms, chunked {ttft_p50_ms_chunked:.1f} ms: new chats queue behind "
+    "chx.q.9": ("Does chunked prefill lower TTFT p50 on this workload?", "在这份负载上，分块预填充会降低首字延迟 p50 吗？"),
+    "chx.o.9.lower": ("lower", "降低"),
+    "chx.o.9.same": ("about the same", "差不多"),
+    "chx.o.9.higher": ("higher", "升高"),
+    "chx.a.9": ("Prefill-first {ttft_p50_ms_mono:.1f} ms, chunked {ttft_p50_ms_chunked:.1f} ms: new chats queue behind "
                 "the document's chunks. What chunking buys is the longest gap: {tbt_max_ms_mono:.0f} → "
                 "{tbt_max_ms_chunked:.0f} ms.",
                 "预填充优先 {ttft_p50_ms_mono:.1f} 毫秒，分块 {ttft_p50_ms_chunked:.1f} 毫秒：新来的对话排在文档的各块后面。"
@@ -270,15 +270,15 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.iq.2": ("What does max_num_batched_tokens bound, and where do decodes fit in it?",
                  "max_num_batched_tokens 限制的是什么？解码放在哪里？"),
     "chx.ia.2": ("The tokens of one engine step, all requests together. In vLLM V1 the running decodes take one "
-                 "token each first; the prompt chunks get what is left (chapter 8, claim 3).",
+                 "token each first; the prompt chunks get what is left (chapter 9, claim 3).",
                  "一个引擎步里所有请求加起来的 token 数。在 vLLM V1 中，正在解码的请求先各拿一个 token，剩下的才给提示词块"
-                 "（第 8 章第 3 条）。"),
+                 "（第 9 章第 3 条）。"),
     "chx.iq.3": ("Why can chunking raise TTFT, and what can an engine do about it?",
                  "为什么分块可能让首字延迟变高？引擎能做什么？"),
     "chx.ia.3": ("A long prompt now spans many steps, and new short prompts queue behind its chunks. vLLM's "
-                 "long_prefill_token_threshold caps one prompt's share of a step so short ones get in (chapter 7).",
+                 "long_prefill_token_threshold caps one prompt's share of a step so short ones get in (chapter 8).",
                  "长提示词要跨很多步，新来的短提示词排在它的各块后面。vLLM 的 long_prefill_token_threshold 限制单个提示词在一步中"
-                 "的份额，让短请求插进来（第 7 章）。"),
+                 "的份额，让短请求插进来（第 8 章）。"),
     "chx.iq.4": ("How do prefix caching and chunking work together?", "前缀缓存和分块如何配合？"),
     "chx.ia.4": ("A cache hit skips whole blocks of the prompt, and chunking starts after them. Only full blocks are "
                  "shared, and the hit stops one token short of the prompt so the last token yields logits (chapter 4).",
@@ -286,9 +286,9 @@ TEXTS: dict[str, tuple[str, str]] = {
                  "以便最后一个 token 产生 logits（第 4 章）。"),
     "chx.iq.5": ("When would you turn chunked prefill off?", "什么时候会关掉分块预填充？"),
     "chx.ia.5": ("When nobody waits for tokens (offline batch jobs: bigger steps give more tokens per second) or when "
-                 "prompts never exceed the budget (it changes nothing). Measure first (chapter 7).",
+                 "prompts never exceed the budget (it changes nothing). Measure first (chapter 8).",
                  "没人等着逐字输出时（离线批量任务：大步每秒产出更多 token），或者提示词从不超过预算时（开了也没变化）。"
-                 "先测量再决定（第 7 章）。"),
+                 "先测量再决定（第 8 章）。"),
     "chx.iq.6": ("Continuous batching versus decode-first batching: what is the difference?",
                  "连续批处理和解码优先批处理有什么区别？"),
     "chx.ia.6": ("Continuous batching decides per step who is in the batch. Decode-first also decides the order "

@@ -1,0 +1,56 @@
+"""Chapter 7's runs: chapter 2's requests on two GPUs either way, the document's KV crossing to the decode GPU, and
+the sweep of goodput per GPU that says where each deployment wins and what a slow link costs."""
+
+from __future__ import annotations
+
+from chunkviz.analysis.metrics import summarize
+from chunkviz.lessons import predictions, split
+from chunkviz.lessons.chapters import LECTURE, long_request_id
+
+
+def test_both_deployments_serve_chapter_2s_requests_on_two_gpus():
+    runs = {k: split.split_run(k) for k in split.DEPLOYMENT_KINDS}
+    ids = sorted(r.request_id for r in LECTURE.requests())
+    for run in runs.values():
+        assert run.num_gpus == 2 and len(run.instances) == 2
+        assert sorted(r.request_id for r in run.trace.requests) == ids
+    assert [i.role for i in runs["colocated"].instances] == ["colocated", "colocated"]
+    assert [i.role for i in runs["disagg"].instances] == ["prefill", "decode"]
+    decode = runs["disagg"].instances[1].trace
+    assert all(c.phase == "decode" for s in decode.steps for c in s.chunks)  # the decode GPU runs no prompt
+
+
+def test_the_documents_kv_crosses_after_its_prefill_and_the_question_quotes_it():
+    run = split.split_run("disagg")
+    doc = long_request_id(run.trace)
+    kv = next(x for x in run.transfers if x.request_id == doc)
+    prompt = next(r.prompt_tokens for r in run.trace.requests if r.request_id == doc)
+    assert kv.num_bytes == prompt * split.split_scenario("disagg").sim_config().model.kv_bytes_per_token
+    assert kv.prefill_end_s <= kv.ready_s and kv.exposed_s >= 0
+    p = predictions.prediction(7)
+    assert p.value("doc_rid") == doc and p.value("doc_exposed_ms") == kv.exposed_s * 1e3
+    gaps = {k: summarize(split.split_run(k).trace).tbt_s.max * 1e3 for k in split.DEPLOYMENT_KINDS}
+    assert p.value("tbt_max_ms_colocated") == gaps["colocated"] and p.value("tbt_max_ms_disagg") == gaps["disagg"]
+
+
+def test_the_sweep_shows_where_each_wins_and_what_a_slow_link_costs():
+    cells = {(c.doc_tokens, c.deployment): c.goodput_per_gpu for c in split.sweep()}
+    assert set(cells) == {(d, k) for d in split.SWEEP_DOC_TOKENS for k in ("colocated",) + split.SWEEP_LINKS}
+    short, long_ = split.SWEEP_DOC_TOKENS[0], split.SWEEP_DOC_TOKENS[-1]
+    fast, slow = split.SWEEP_LINKS[0], split.SWEEP_LINKS[-1]
+    assert cells[(short, "colocated")] > cells[(short, fast)]  # short prompts: two whole kitchens serve more
+    assert cells[(long_, fast)] > cells[(long_, "colocated")]  # long prompts: splitting wins per GPU
+    for doc in split.SWEEP_DOC_TOKENS:  # a slower link never serves more
+        assert cells[(doc, slow)] <= cells[(doc, fast)]
+    # The slow link costs 1P+1D its lead somewhere the fast link had it (the chapter's point about the transfer).
+    assert any(cells[(d, fast)] > cells[(d, "colocated")] >= cells[(d, slow)] for d in split.SWEEP_DOC_TOKENS)
+
+
+def test_splitting_pays_at_a_chats_first_token_as_the_answer_says():
+    """The answer's "price": under 1P+1D a chat queues behind the document on the one prefill GPU."""
+    p = predictions.prediction(7)
+    run = split.split_run("disagg")
+    doc = long_request_id(run.trace)
+    chats = {r.request_id: (r.first_token_s - r.arrival_s) * 1e3 for r in run.trace.requests if r.request_id != doc}
+    assert p.value("chat_ttft_max_ms_disagg") == max(chats.values())
+    assert p.value("chat_ttft_max_ms_disagg") > p.value("chat_ttft_max_ms_colocated")

@@ -1,0 +1,137 @@
+"""Chapter 7's slide and sweep: chapter 2's workload on two GPUs, each instance of each deployment as its own engine
+row in the shared comparison component, the KV transfers as notes on the decode GPU, then the question; after the
+answer, goodput per GPU over document length × link.
+
+Invariant: every number drawn or written comes from chunkviz.lessons.split (the runs); until the question is
+answered the cursor cannot pass the document's first prompt step on any GPU.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from chunkviz.lessons import split
+from chunkviz.lessons.chapters import Chapter, bookmarks, long_request_id
+from chunkviz.simulator.deployment import DeploymentRun
+from chunkviz.simulator.kv_link import parse_kv_link
+from chunkviz.simulator.trace import Trace
+from ui.chapters.common import is_present, predict_then_reveal
+from ui.chapters.lanes import answered, label_for, metrics_line
+from ui.comparison import render_comparison
+from ui.comparison_export import html_for
+from ui.i18n import current_lang, t
+from ui.offline_download import download_view
+from ui.runs import CACHE_TTL_S
+
+SLIDE_HEIGHT_PX = 300  # four engine rows; with the link line under them the question stays inside 720 px
+
+
+@st.cache_resource(max_entries=2, ttl=CACHE_TTL_S, show_spinner=False)
+def deployment_runs() -> dict[str, DeploymentRun]:
+    return {kind: split.split_run(kind) for kind in split.DEPLOYMENT_KINDS}
+
+
+@st.cache_resource(max_entries=1, ttl=CACHE_TTL_S, show_spinner=False)
+def _sweep() -> tuple[split.SweepCell, ...]:
+    return split.sweep()
+
+
+def link_label(link: str) -> str:
+    """`pcie (64 GB/s)`, `5 GB/s`: the flag's value and the rate the run used (kv_link.py)."""
+    gb = parse_kv_link(link).bytes_per_s / 1e9
+    return f"{gb:g} GB/s" if link[0].isdigit() else f"{link} ({gb:g} GB/s)"
+
+
+def engines(runs: dict[str, DeploymentRun]) -> list[tuple[str, Trace]]:
+    """Every instance as (label, its own trace): colocated GPUs first, then the prefill and the decode GPU."""
+    out = []
+    for run in runs.values():
+        for inst in run.instances:
+            key = "chx.split.eng.colocated" if inst.role == "colocated" else f"chx.split.eng.{inst.role}"
+            out.append((t(key, n=inst.index + 1), inst.trace))
+    return out
+
+
+def _doc_id(runs: dict[str, DeploymentRun]) -> int:
+    return long_request_id(runs["colocated"].trace)
+
+
+def notes(ch: Chapter, runs: dict[str, DeploymentRun]) -> list[dict]:
+    """The document's first prompt step on each GPU that computes it (lanes.label_for), and its KV's arrival on the
+    decode GPU."""
+    doc, out = _doc_id(runs), []
+    for eng, (_, trace) in enumerate(engines(runs)):
+        # Only the document's prompt: the GPUs' longest gaps are the question's answer, and in rows this thin
+        # their notes would cover the transfer's (the answer quotes them).
+        for mark in bookmarks(trace, ch.bookmarks[:1]):
+            if mark.request_id != doc:
+                continue  # a chat's prompt on a GPU without the document: not the moment the chapter is about
+            out.append({"t_ms": mark.end_s * 1e3, "x_ms": (mark.start_s + mark.end_s) / 2 * 1e3, "eng": eng,
+                        "lane": mark.request_id if mark.request_id is not None else 0,
+                        "text": label_for(mark, trace)})
+    decode_eng = len(engines(runs)) - 1
+    kv = next(x for x in runs["disagg"].transfers if x.request_id == doc)
+    out.append({"t_ms": kv.ready_s * 1e3, "x_ms": kv.ready_s * 1e3, "eng": decode_eng, "lane": doc, "kv": True,
+                "text": t("chx.split.lbl.kv", rid=doc, gb=kv.num_bytes / 1e9, link=link_label(split.SLIDE_LINK),
+                          ms=kv.exposed_s * 1e3)})
+    return out
+
+
+def hold_ms(ch: Chapter, runs: dict[str, DeploymentRun]) -> float:
+    """The start of the document's first prompt step, the earliest over the GPUs that compute it."""
+    doc = _doc_id(runs)
+    starts = [m.start_s for _, tr in engines(runs) for m in bookmarks(tr, ch.bookmarks[:1]) if m.request_id == doc]
+    return min(starts) * 1e3
+
+
+def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
+    """The comparison payload's additions: notes, a clicker stop at each note, the hold and the reveal."""
+    drawn, names = notes(ch, runs), [label for label, _ in engines(runs)]
+    # Labelled as chapters' stops are (lanes.stops): the engine's letter and the moment, the engine as the title.
+    stops = sorted(({"t_ms": n["t_ms"], "title": names[n["eng"]],
+                     "label": "ABCD"[n["eng"]] + ": " + (t("chx.split.bm.kv", rid=n["lane"]) if n.get("kv")
+                                                         else t("chx.bm.long_prefill"))} for n in drawn),
+                   key=lambda s: s["t_ms"])
+    return {"slide": True, "notes": drawn, "stops": stops, "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
+            "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn)}
+
+
+def slide(ch: Chapter) -> None:
+    """The stage (keyed `stage`) with all four GPUs on one time axis, then the question (keyed `predict`)."""
+    runs = deployment_runs()
+    with st.container(key="stage"):
+        mounted = render_comparison(engines(runs), key=f"c{ch.number}_lanes", present=is_present(),
+                                    extras=extras(ch, runs, answered(ch)), start_ms=hold_ms(ch, runs))
+        st.caption(t("chx.split.link", link=link_label(split.SLIDE_LINK)))  # split.SLIDE_TRANSFER: layerwise
+    results = [f"{t(f'chx.split.run.{kind}')}: {metrics_line(run.trace)}" for kind, run in runs.items()]
+    predict_then_reveal(ch, results)
+    if not is_present():
+        st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
+    lang = current_lang()  # "Download this view" under the question, as every chapter (lanes.slide)
+    download_view(lambda: html_for(mounted, lang), f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")
+
+
+def sweep_lesson() -> None:
+    """Goodput per GPU, document length × deployment, and the winner of each row (a tie within the search's
+    tolerance)."""
+    cells = _sweep()
+    st.subheader(t("chx.split.sweep.title"))
+    st.markdown(t("chx.split.sweep.body", n=split.SWEEP_NUM_REQUESTS, ttft_ms=split.SWEEP_SLO.ttft_p90_s * 1e3,
+                  tbt_ms=split.SWEEP_SLO.tbt_p99_s * 1e3))
+    names = {"colocated": t("chx.split.sweep.colocated"),
+             **{link: t("chx.split.sweep.disagg", link=link_label(link)) for link in split.SWEEP_LINKS}}
+    table: dict[str, list] = {t("chx.split.sweep.doc"): list(split.SWEEP_DOC_TOKENS)}
+    for dep, name in names.items():
+        table[name] = [c.goodput_per_gpu for c in cells if c.deployment == dep]
+    table[t("chx.split.sweep.winner")] = [_winner([c for c in cells if c.doc_tokens == doc], names)
+                                          for doc in split.SWEEP_DOC_TOKENS]
+    st.dataframe(table, hide_index=True,
+                 column_config={n: st.column_config.NumberColumn(format="%.1f") for n in names.values()})
+
+
+def _winner(row: list[split.SweepCell], names: dict[str, str]) -> str:
+    ranked = sorted(row, key=lambda c: -c.goodput_per_gpu)
+    best, second = ranked[0], ranked[1]
+    if best.goodput_per_gpu <= second.goodput_per_gpu * (1 + split.SWEEP_TOLERANCE):
+        return f"{t('chx.split.sweep.tie')}: {names[best.deployment]} / {names[second.deployment]}"
+    return names[best.deployment]
