@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 import time
@@ -74,7 +75,11 @@ def test_forty_sessions_opening_a_chapter_run_each_simulation_once(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_healthy(port, proc)
-        oks = asyncio.run(asyncio.wait_for(_class_opens_chapter_1(f"ws://127.0.0.1:{port}"), 240))
+        # In a thread of its own: in the whole suite Playwright's sync API (tests/e2e) keeps an event loop running
+        # in this thread, where asyncio.run refuses to start another.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            oks = pool.submit(lambda: asyncio.run(asyncio.wait_for(
+                _class_opens_chapter_1(f"ws://127.0.0.1:{port}"), 240))).result()
         runs = count_file.read_text().split()
     finally:
         proc.terminate()
