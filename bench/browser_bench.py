@@ -50,6 +50,17 @@ def wait_idle(page) -> None:
                            timeout=120000)
 
 
+def press_and_settle(page, repeats: int) -> list[float]:
+    """Press → `repeats` times on the focused element, timing each to the page's last DOM change."""
+    page.evaluate(OBSERVE_JS)
+    out = []
+    for _ in range(repeats):  # bounded by --repeats
+        t0 = page.evaluate("performance.now()")
+        page.keyboard.press("ArrowRight")
+        out.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
+    return out
+
+
 def key_to_redraw_ms(page, url: str, repeats: int, canvas: str = ".st-key-timeline canvas") -> list[float]:
     """Load `url`, focus the element (`canvas`, else the page), then press → `repeats` times, timing each to the
     last DOM change."""
@@ -61,13 +72,7 @@ def key_to_redraw_ms(page, url: str, repeats: int, canvas: str = ".st-key-timeli
         target.click(position={"x": 5, "y": 5})
     else:
         page.get_by_test_id("stApp").click(position={"x": 5, "y": 5})
-    page.evaluate(OBSERVE_JS)
-    out = []
-    for _ in range(repeats):  # bounded by --repeats
-        t0 = page.evaluate("performance.now()")
-        page.keyboard.press("ArrowRight")
-        out.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
-    return out
+    return press_and_settle(page, repeats)
 
 
 def playback(page, url: str, speed_index: int, seconds: float) -> dict[str, float]:
@@ -155,13 +160,7 @@ def stage_key_to_redraw_ms(page, url: str, key: str, repeats: int) -> list[float
         return None
     page.wait_for_timeout(1500)
     page.locator(f"{key} .readout").click()
-    page.evaluate(OBSERVE_JS)
-    out = []
-    for _ in range(repeats):  # bounded by --repeats
-        t0 = page.evaluate("performance.now()")
-        page.keyboard.press("ArrowRight")
-        out.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
-    return out
+    return press_and_settle(page, repeats)
 
 
 def stage_playback(page, url: str, key: str, speed_index: int, seconds: float) -> dict[str, float] | None:
