@@ -106,12 +106,7 @@ def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
         print("KV stage: none on this checkout")
         return
     page.locator(f"{KV_STAGE} .cell").nth(40).click()
-    page.evaluate(OBSERVE_JS)
-    times = []
-    for _ in range(repeats):  # bounded by --repeats
-        t0 = page.evaluate("performance.now()")
-        page.keyboard.press("ArrowRight")
-        times.append(page.evaluate(SETTLE_JS, [t0, QUIET_MS]))
+    times = press_and_settle(page, repeats)
     print(f"KV stage arrow key -> last redraw    {summary(times)}")
     box = page.locator(f"{KV_STAGE} .kvs")
     for index, rate in ((2, 20), (3, 60)):  # ui/kv_stage_export.py SPEEDS
