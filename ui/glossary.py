@@ -41,6 +41,7 @@ KEPT_TERMS = (
     "Llama Qwen Mistral Gemma Phi internlm PyTorch torch Python CUDA SwiGLU Hugging Face Chrome Perfetto chunkviz "  # tools
     "Azure Public Dataset Splitwise "  # the trace's dataset and paper, cited by their titles (rt.attribution)
     "KiB MiB GiB TiB TFLOP GB MB KB TB Home End PageDown PageUp "  # binary units, key names (as on the keyboard)
+    "NVLink PCIe "  # GPU links, by their makers' names
 )
 # Texts that cite a work by its published title and authors (CC BY 4.0 asks for the attribution as published).
 CITATIONS = ("rt.attribution",)

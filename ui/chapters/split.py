@@ -36,10 +36,14 @@ def _sweep() -> tuple[split.SweepCell, ...]:
     return split.sweep()
 
 
+# The link presets (chunkviz/simulator/kv_link.py) by the names their makers print on them.
+LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "rdma-100": "RDMA 100 Gb/s", "rdma-400": "RDMA 400 Gb/s"}
+
+
 def link_label(link: str) -> str:
-    """`pcie (64 GB/s)`, `5 GB/s`: the flag's value and the rate the run used (kv_link.py)."""
+    """`PCIe (64 GB/s)`, `5 GB/s`: the link's name and the rate the run used (kv_link.py)."""
     gb = parse_kv_link(link).bytes_per_s / 1e9
-    return f"{gb:g} GB/s" if link[0].isdigit() else f"{link} ({gb:g} GB/s)"
+    return f"{gb:g} GB/s" if link[0].isdigit() else f"{LINK_NAMES.get(link, link)} ({gb:g} GB/s)"
 
 
 def engines(runs: dict[str, DeploymentRun]) -> list[tuple[str, Trace]]:
