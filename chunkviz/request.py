@@ -10,7 +10,10 @@ from dataclasses import dataclass
 
 from chunkviz.inputs import MAX_TIME_S
 
-# Priority classes (the article's "per-class SLO"): 0 is interactive chat, 1 is offline batch.
+# Priority classes (the article's "per-class SLO"): 0 is interactive chat, 1 is offline batch. Under a priority
+# scheduling policy (SchedulerConfig.scheduling_policy) the lower value is served first, as in vLLM
+# (vllm/v1/core/sched/request_queue.py PriorityRequestQueue: "requests with a smaller value of `priority` are
+# processed first"), so chats go before documents.
 PRIORITY_INTERACTIVE = 0
 PRIORITY_BATCH = 1
 # Request.max_tokens: the client sent its request's true output length (what benchmark clients send, e.g. vLLM's
@@ -66,6 +69,9 @@ class Request:
                              f"{MAX_TIME_S:g} s (about 3.2 years), where the simulator's clock still resolves 15 ns")
         if self.kv_transferred and (self.output_tokens < 2 or self.n_samples != 1):
             raise ValueError(f"request {self.request_id}: a transferred prompt needs output_tokens >= 2 and n_samples 1")
+        if isinstance(self.priority, bool) or not isinstance(self.priority, int):
+            raise ValueError(f"request {self.request_id}: priority must be an integer (lower is served first), "
+                             f"got {self.priority!r}")
         _check_max_tokens(self)
         if self.segments is not None and sum(s.num_tokens for s in self.segments) != self.prompt_tokens:
             raise ValueError(f"request {self.request_id}: segments must add up to prompt_tokens")

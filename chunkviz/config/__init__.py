@@ -12,13 +12,13 @@ standard library and chunkviz.config's own modules.
 """
 
 from chunkviz.config.engine_knobs import (ALLOCATION_NAMES, DEFAULT_POLICY, EVICTION_NAMES, MAX_NUM_GPU_BLOCKS,
-                                          PARALLEL_SAMPLING_MODES, TRTLLM_CAPACITY_POLICIES, CacheConfig, CostConfig,
-                                          SchedulerConfig)
+                                          PARALLEL_SAMPLING_MODES, SCHEDULING_POLICIES, TRTLLM_CAPACITY_POLICIES,
+                                          CacheConfig, CostConfig, SchedulerConfig)
 from chunkviz.config.hardware import GpuSpec, ModelSpec, tensor_parallel_problem
 from chunkviz.config.profile import CostProfile, MeasuredPoint, PointKind
 from chunkviz.config.sim import MAX_SIM_STEPS, SimConfig
 
 __all__ = ["ALLOCATION_NAMES", "DEFAULT_POLICY", "EVICTION_NAMES", "MAX_NUM_GPU_BLOCKS", "MAX_SIM_STEPS",
-           "PARALLEL_SAMPLING_MODES", "TRTLLM_CAPACITY_POLICIES", "CacheConfig", "CostConfig", "CostProfile",
-           "GpuSpec", "MeasuredPoint", "ModelSpec", "PointKind", "SchedulerConfig", "SimConfig",
+           "PARALLEL_SAMPLING_MODES", "SCHEDULING_POLICIES", "TRTLLM_CAPACITY_POLICIES", "CacheConfig", "CostConfig",
+           "CostProfile", "GpuSpec", "MeasuredPoint", "ModelSpec", "PointKind", "SchedulerConfig", "SimConfig",
            "tensor_parallel_problem"]

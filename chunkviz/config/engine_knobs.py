@@ -16,6 +16,9 @@ EVICTION_NAMES: tuple[str, ...] = ("lru", "fifo", "lfu")
 ALLOCATION_NAMES: tuple[str, ...] = ("incremental", "reserve")
 TRTLLM_CAPACITY_POLICIES: tuple[str, ...] = ("guaranteed-no-evict", "max-utilization")
 PARALLEL_SAMPLING_MODES: tuple[str, ...] = ("v1-children", "v0-fork-cow")
+# vLLM's --scheduling-policy (vllm/config/scheduler.py SchedulerConfig.policy, default "fcfs"): "priority" orders the
+# waiting queue by (Request.priority, arrival), lower value first (vllm/v1/core/sched/request_queue.py).
+SCHEDULING_POLICIES: tuple[str, ...] = ("fcfs", "priority")
 # The policy a SchedulerConfig names when none is given: vLLM V1's default scheduler. This default value is the one
 # policy name outside the policy registry (chunkviz.simulator.policies.registry), which holds every other name and
 # every trait, and checks at import that this one is among its entries.
@@ -49,6 +52,10 @@ class SchedulerConfig:
     parallel_sampling: str = field(default="v1-children", metadata={
         "help": "n > 1: v1-children (vLLM V1, n child requests sharing prompt blocks through the prefix cache) or "
                 "v0-fork-cow (vLLM V0 / the PagedAttention paper: fork after the prompt, copy-on-write)"})
+    scheduling_policy: str = field(default="fcfs", metadata={
+        "help": "vLLM --scheduling-policy: fcfs (arrival order) or priority (waiting requests by (priority, "
+                "arrival), lower value first; the victim of a preemption is the running request with the largest "
+                "(priority, arrival)); SGLang: --enable-priority-scheduling --schedule-low-priority-values-first"})
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, str) or not self.policy:
@@ -64,6 +71,9 @@ class SchedulerConfig:
         if self.parallel_sampling not in PARALLEL_SAMPLING_MODES:
             raise ValueError(f"parallel_sampling must be one of {', '.join(PARALLEL_SAMPLING_MODES)}, "
                              f"got {self.parallel_sampling!r}")
+        if self.scheduling_policy not in SCHEDULING_POLICIES:
+            raise ValueError(f"scheduling_policy must be one of {', '.join(SCHEDULING_POLICIES)}, "
+                             f"got {self.scheduling_policy!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from chunkviz.request import Request
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.policies.registry import policy_entry
 from chunkviz.simulator.policies.resolve import knob_notes, resolve_knobs
-from chunkviz.simulator.sched_common import SchedContext
+from chunkviz.simulator.sched_common import SchedContext, add_waiting
 from chunkviz.simulator.sequence import SeqState
 from chunkviz.simulator.snapshot import take_snapshot
 from chunkviz.simulator.trace import StepRecord, Trace
@@ -97,8 +97,11 @@ def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
     """The scheduler's view of one run: queues, KV manager, resolved knobs and the policy's victim rule."""
     kv = make_kv_manager(config, list(pending), emit)
     entry = policy_entry(config.scheduler.policy)
-    return SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler,
-                        knobs=resolve_knobs(config, kv.num_total_blocks), emit=emit, victim=entry.victim,
+    knobs = resolve_knobs(config, kv.num_total_blocks)  # refuses priority where the entry does not take it
+    by_priority = config.scheduler.scheduling_policy == "priority"
+    victim = entry.priority_victim if by_priority and entry.priority_victim is not None else entry.victim
+    return SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler, knobs=knobs, emit=emit,
+                        victim=victim, by_priority=by_priority,
                         forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
                         and any(r.n_samples > 1 for r in pending))
 
@@ -221,7 +224,8 @@ def _arrive(config: SimConfig, run: RunState, request: Request, emit, now_s: flo
     run.seqs[request.request_id] = seqs = _sequences(config, request)
     if request.kv_transferred:  # its first token came with the KV (simulator/deployment.py)
         run.first_token_s[request.request_id] = request.arrival_s
-    run.ctx.waiting.extend(seqs)
+    for seq in seqs:
+        add_waiting(run.ctx, seq)
 
 
 def _sequences(config: SimConfig, request: Request) -> list[SeqState]:

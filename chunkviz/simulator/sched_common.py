@@ -1,11 +1,13 @@
 """Policy-free scheduling mechanics shared by every policy: allocation, preemption by recompute, admission.
 
 Invariant: a sequence is in exactly one of waiting or running; a step's planned tokens never exceed the resolved
-max_num_batched_tokens; running sequences plus the samples they will fork never exceed max_num_seqs.
+max_num_batched_tokens; running sequences plus the samples they will fork never exceed max_num_seqs; under the
+priority scheduling policy the waiting queue stays sorted by each sequence's wait_key (so its head is served first).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
@@ -25,6 +27,7 @@ class Plan:
     items: list[tuple[SeqState, int]] = field(default_factory=list)
     preempted: list[SeqState] = field(default_factory=list)
     rejected: list[tuple[SeqState, str]] = field(default_factory=list)
+    unplanned_tokens: int = 0  # tokens planned for a sequence this step and taken back when it was preempted
 
     @property
     def num_tokens(self) -> int:
@@ -34,6 +37,13 @@ class Plan:
 def newest_victim(running: list[SeqState]) -> SeqState:
     """vLLM V1 Scheduler.schedule preempts `self.running.pop()`: the most recently admitted runs last."""
     return running[-1]
+
+
+def lowest_priority_victim(running: list[SeqState]) -> SeqState:
+    """vLLM V1 Scheduler.schedule under --scheduling-policy priority: `max(self.running, key=lambda r: (r.priority,
+    r.arrival_time))`, the first such in list order on a tie (vllm/v1/core/sched/scheduler.py, read at commit
+    00024d31 of vllm-project/vllm)."""
+    return max(running, key=lambda s: (s.request.priority, s.request.arrival_s))
 
 
 @dataclass(slots=True)
@@ -50,6 +60,8 @@ class SchedContext:
     admit_counter: list[int] = field(default_factory=lambda: [0])  # a box: admission order survives across steps
     policy_state: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's new_token_ratio
     forks_possible: bool = False  # some request forks samples after its prompt (V0-style parallel sampling)
+    by_priority: bool = False  # SchedulerConfig.scheduling_policy == "priority": waiting sorted by wait_key
+    enqueue_counter: list[int] = field(default_factory=lambda: [0])  # a box: the order requests entered the queue
 
     @property
     def max_num_batched_tokens(self) -> int:
@@ -78,18 +90,50 @@ def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: lis
     return ok
 
 
+def add_waiting(ctx: SchedContext, seq: SeqState) -> None:
+    """A sequence joins the waiting queue: at its end (FCFS), or under the priority policy at its place by
+    (priority, order of entry), which for arrivals is vLLM's heap order (priority, arrival_time, request id:
+    vllm/v1/request.py Request.__lt__) and SGLang's sort (priority, wait_queue_entry_time)."""
+    ctx.enqueue_counter[0] += 1
+    if not ctx.by_priority:
+        ctx.waiting.append(seq)
+        return
+    seq.wait_key = (seq.request.priority, ctx.enqueue_counter[0])
+    _insort_waiting(ctx, seq)
+
+
+def requeue_last(ctx: SchedContext, seq: SeqState) -> None:
+    """A waiting sequence goes to the back of the queue as a new entry (SGLang re-queues a retracted request with a
+    new wait_queue_entry_time); under the priority policy, the back of its own priority class."""
+    ctx.waiting.remove(seq)
+    add_waiting(ctx, seq)
+
+
+def _insort_waiting(ctx: SchedContext, seq: SeqState) -> None:
+    # bisect on the deque: log n lookups, then one insertion (deque.insert); the queue is sorted by wait_key.
+    index = bisect.bisect_right(ctx.waiting, seq.wait_key, key=lambda s: s.wait_key)
+    ctx.waiting.insert(index, seq)
+
+
 def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
     """Recompute preemption: free the KV, forget progress, go back to the head of the queue (vLLM V1
-    Scheduler._preempt_request prepends to waiting)."""
+    Scheduler._preempt_request prepends to waiting); under the priority policy `prepend_request` is a heap push, so
+    the victim goes back to its place by its first entry (request_queue.py PriorityRequestQueue.prepend_request)."""
     ctx.running.remove(victim)
-    # A victim planned earlier in this step (possible in SGLang's mixed batches) loses those tokens too.
-    plan.items[:] = [(s, n) for s, n in plan.items if s is not victim]
+    # A victim planned earlier in this step (SGLang's mixed batches; vLLM's priority victim) loses those tokens too.
+    planned = [n for s, n in plan.items if s is victim]
+    if planned:
+        plan.unplanned_tokens += sum(planned)
+        plan.items[:] = [(s, n) for s, n in plan.items if s is not victim]
     freed = ctx.kv.free(victim.key)
     victim.num_computed_tokens = 0
     victim.kv_capacity_tokens = 0
     victim.kv_transferred_tokens = 0  # the received KV went with the blocks: recomputed here, as vLLM's decode side
     victim.num_preemptions += 1
-    ctx.waiting.appendleft(victim)
+    if ctx.by_priority:
+        _insort_waiting(ctx, victim)
+    else:
+        ctx.waiting.appendleft(victim)
     plan.preempted.append(victim)
     ctx.emit(Preempted(victim.request.request_id, victim.sample_index, freed))
 
@@ -128,10 +172,17 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
                 index += 1
                 continue
         covered = fast and seq.num_computed_tokens + want <= seq.kv_capacity_tokens
-        if not covered and not allocate_or_preempt(ctx, plan, seq, want):
-            if seqs is None:
-                break
-            continue
+        if not covered:
+            unplanned = plan.unplanned_tokens
+            if not allocate_or_preempt(ctx, plan, seq, want):
+                if seqs is None:
+                    break
+                continue
+            if ctx.by_priority and seqs is None and plan.unplanned_tokens != unplanned:
+                # vLLM's priority victim may have been scheduled earlier in this step: its tokens go back to the
+                # budget and the loop's index steps back (Scheduler.schedule: `token_budget += ...; req_index -= 1`).
+                tokens_left += plan.unplanned_tokens - unplanned
+                index = running.index(seq)
         items.append((seq, want))
         tokens_left -= want
         index += 1

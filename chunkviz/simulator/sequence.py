@@ -31,6 +31,7 @@ class SeqState:
     first_scheduled_s: float | None = None
     last_token_s: float | None = None
     token_times_s: list[float] | None = None
+    wait_key: tuple[int, int] = (0, 0)  # (priority, order of entry): its place in a priority-ordered waiting queue
     # Derived, kept as plain fields because the step loop reads them millions of times in large runs.
     key: tuple[int, int] = (0, 0)
     num_tokens: int = 0

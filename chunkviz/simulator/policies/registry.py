@@ -21,7 +21,7 @@ from chunkviz.simulator.policies.sglang import fewest_outputs_victim, schedule_s
 from chunkviz.simulator.policies.static import schedule_static
 from chunkviz.simulator.policies.trtllm import schedule_trtllm
 from chunkviz.simulator.policies.vllm import schedule_chunked, schedule_monolithic, schedule_vllm_nochunk
-from chunkviz.simulator.sched_common import Plan, SchedContext, VictimRule, newest_victim
+from chunkviz.simulator.sched_common import Plan, SchedContext, VictimRule, lowest_priority_victim, newest_victim
 
 Trait = bool | Callable[[SchedulerConfig], bool]  # a constant, or decided by the policy's own switch
 
@@ -55,6 +55,12 @@ class PolicyEntry:
     # The value of vLLM's --enable-chunked-prefill this policy models in vLLM V1 (None: not a vLLM V1 scheduler);
     # the CLI's --enable-chunked-prefill picks the policy by it.
     vllm_enable_chunked_prefill: bool | None = None
+    # The engine has a priority scheduling policy (SchedulerConfig.scheduling_policy "priority"): the waiting queue
+    # is served by (Request.priority, arrival), lower value first (vLLM --scheduling-policy priority; SGLang
+    # --enable-priority-scheduling --schedule-low-priority-values-first). Others refuse it at start-up (resolve.py).
+    takes_priority: bool = False
+    # Whom it preempts under that policy; None keeps `victim` (SGLang's retract_decode does not sort by priority).
+    priority_victim: VictimRule | None = None
 
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
@@ -76,12 +82,13 @@ _ENTRIES = (
                 victim=newest_victim, defaults=d.vllm_v1_defaults, label_en="vLLM V1, chunked prefill off",
                 label_zh="vLLM V1（关闭分块预填充）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule (enable_chunked_prefill=False)",
-                refusals=r.VLLM_NO_CHUNK, fast_path=True, vllm_enable_chunked_prefill=False),
+                refusals=r.VLLM_NO_CHUNK, fast_path=True, vllm_enable_chunked_prefill=False, takes_priority=True,
+                priority_victim=lowest_priority_victim),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v1_defaults, label_en="chunked prefill (vLLM V1)", label_zh="分块预填充（vLLM V1）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
-                vllm_enable_chunked_prefill=True),
+                vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
                 defaults=d.vllm_v1_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
@@ -89,7 +96,8 @@ _ENTRIES = (
                 fast_path=True),
     PolicyEntry("sglang", schedule_sglang, chunks_prompts=True, reserves_prompt=True, victim=fewest_outputs_victim,
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
-                follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder"),
+                follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
+                takes_priority=True),
     PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",

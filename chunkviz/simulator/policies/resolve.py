@@ -11,7 +11,7 @@ from chunkviz.config import SimConfig
 from chunkviz.errors import InputError
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.policies.defaults import DefaultsQuery
-from chunkviz.simulator.policies.registry import policy_entry
+from chunkviz.simulator.policies.registry import REGISTRY, policy_entry
 
 
 def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
@@ -24,6 +24,10 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     query = DefaultsQuery(config.gpu, config.model, chunks, num_gpu_blocks * config.cache.block_size,
                           s.max_num_batched_tokens, s.max_num_seqs)
     tokens, seqs = entry.defaults(query)
+    if s.scheduling_policy == "priority" and not entry.takes_priority:
+        takers = ", ".join(e.name for e in REGISTRY.values() if e.takes_priority)
+        raise InputError(f"--scheduling-policy priority is modelled only for the policies {takers} (vLLM V1's "
+                         f"--scheduling-policy, SGLang's --enable-priority-scheduling); policy {s.policy} runs fcfs")
     for refusal in entry.refusals:  # the engine's start-up checks, as its entry lists them (refusals.py)
         reason = refusal(config, tokens, seqs)
         if reason is not None:

@@ -12,7 +12,8 @@ victim is the running request with the fewest output tokens (ties: the longest i
 from __future__ import annotations
 
 from chunkviz.simulator.policies.reservation import context_limit_tokens, sglang_max_new_tokens
-from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, schedule_running)
+from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, requeue_last,
+                                             schedule_running)
 from chunkviz.simulator.sequence import SeqState
 
 INIT_NEW_TOKEN_RATIO = 0.7  # SGLANG_INIT_NEW_TOKEN_RATIO (global_config)
@@ -107,8 +108,7 @@ def _retract_decode(ctx: SchedContext, plan: Plan) -> None:
         first = False
         victim = fewest_outputs_victim(ctx.running)
         preempt(ctx, plan, victim)
-        ctx.waiting.remove(victim)
-        ctx.waiting.append(victim)
+        requeue_last(ctx, victim)  # re-queued as a new entry (_add_request_to_queue(req, is_retracted=True))
     decoded = sum(s.num_output_tokens for s in ctx.running)
     max_new = sum(_max_new(ctx, s) for s in ctx.running)
     if max_new:
