@@ -14,7 +14,8 @@ from typing import Any
 
 from chunkviz.cost.catalogue import GPUS, MODELS, get_gpu, get_model, gpu_from_json, model_from_hf_config
 from chunkviz.config import (ALLOCATION_NAMES, DEFAULT_POLICY, EVICTION_NAMES, PARALLEL_SAMPLING_MODES,
-                             TRTLLM_CAPACITY_POLICIES, CacheConfig, CostConfig, ModelSpec, SchedulerConfig)
+                             SCHEDULING_POLICIES, TRTLLM_CAPACITY_POLICIES, CacheConfig, CostConfig, ModelSpec,
+                             SchedulerConfig)
 from chunkviz.analysis.goodput import Slo, goodput
 from chunkviz.simulator.policies.registry import POLICY_NAMES, vllm_v1_policy
 from chunkviz.cost.profile import MAX_PROFILE_BYTES, profile_from_json
@@ -75,6 +76,10 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trtllm-capacity-policy", choices=TRTLLM_CAPACITY_POLICIES, default="guaranteed-no-evict")
     p.add_argument("--parallel-sampling", choices=PARALLEL_SAMPLING_MODES, default="v1-children",
                    help="n > 1: vLLM V1 child requests, or V0 / paper fork with copy-on-write")
+    p.add_argument("--scheduling-policy", choices=SCHEDULING_POLICIES, default="fcfs",
+                   help="vLLM's --scheduling-policy: fcfs, or priority (waiting requests by (priority, arrival), "
+                        "lower first: chats 0 before documents 1; vLLM's victim is then the lowest priority); for "
+                        "sglang, its --enable-priority-scheduling with --schedule-low-priority-values-first")
     p.add_argument("--step-overhead-ms", type=float, default=2.0)
     p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
@@ -142,7 +147,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                                 sglang_enable_mixed_chunk=args.sglang_mixed_chunk,
                                 trtllm_chunked_context=args.trtllm_chunked_context,
                                 trtllm_capacity_policy=args.trtllm_capacity_policy,
-                                parallel_sampling=args.parallel_sampling)
+                                parallel_sampling=args.parallel_sampling,
+                                scheduling_policy=args.scheduling_policy)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
                         num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=args.enable_prefix_caching,
                         eviction=args.eviction, allocation=args.allocation)
@@ -203,7 +209,19 @@ def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
                peak_blocks_used=trace.peak_blocks_used, num_evicted_blocks=trace.num_evicted_blocks,
                blocks_in_use_at_end=trace.blocks_in_use_at_end, fast_forwarded_steps=trace.fast_forwarded_steps,
                first_rejection_reason=next((r.rejected_reason for r in trace.requests if r.rejected_reason), None))
+    out.update(_by_priority(trace))
     return out
+
+
+def _by_priority(trace: Trace) -> dict[str, Any]:
+    """Each priority class's TTFT and end-to-end latency, when the workload has several classes (what
+    --scheduling-policy priority trades between them); keyed by the priority value as a string."""
+    classes = sorted({r.priority for r in trace.requests})
+    if len(classes) < 2:
+        return {}
+    return {"by_priority": {str(p): {"num_requests": m.num_requests, "ttft_s": m.to_dict()["ttft_s"],
+                                     "e2e_s": m.to_dict()["e2e_s"]}
+                            for p in classes for m in (summarize(trace, priority=p),)}}
 
 
 def _profile_summary(scenario: Scenario) -> dict[str, Any] | None:
