@@ -1,7 +1,9 @@
-"""Record-level parsing for traces that carry prefix block ids: a Mooncake JSON line, a plain-CSV prefix_ids cell.
+"""Record-level parsing for traces that carry prefix block ids: a Mooncake JSON line, a plain-CSV prefix_ids cell;
+and the optional per-request priority (a CSV column or a JSON field `priority`).
 
 Invariant: block j of a prompt becomes Segment(key of id j, block_tokens), the last declared block holding only
-what is left of the prompt, so the segments always add up to the prompt length and equal ids mean equal content.
+what is left of the prompt, so the segments always add up to the prompt length and equal ids mean equal content; a
+priority is a whole number within PRIORITY_LIMIT, absent meaning 0 (vLLM's default priority).
 """
 
 from __future__ import annotations
@@ -17,6 +19,29 @@ from chunkviz.workloads.checks import LoadOptions, json_count, json_time
 MOONCAKE_BLOCK_TOKENS = 512
 MOONCAKE_FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
 _BLOCK_ID_RE = re.compile(r"[0-9]{1,18}")  # 18 digits: int() stays cheap, ids stay int64
+# Request.priority as vLLM takes it (an int, lower served first, default 0); bounded so a typo cannot pass as a class.
+PRIORITY_LIMIT = 999_999_999
+_PRIORITY_RE = re.compile(r"[+-]?[0-9]{1,9}")
+_PRIORITY_FORM = f"a whole number from -{PRIORITY_LIMIT:,} to {PRIORITY_LIMIT:,} (lower is served first)"
+
+
+def parse_priority_cell(cell: str, where: str) -> int:
+    """A CSV priority cell; empty means 0."""
+    text = cell.strip()
+    if not text:
+        return 0
+    if not _PRIORITY_RE.fullmatch(text):
+        raise InputError(f"{where}, column priority: expected {_PRIORITY_FORM}, got {text!r:.60}")
+    return int(text)
+
+
+def json_priority(value: object, where: str) -> int:
+    """A JSON line's optional priority field (None or absent means 0)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > PRIORITY_LIMIT:
+        raise InputError(f"{where}, field priority: expected {_PRIORITY_FORM}, got {value!r:.60}")
+    return value
 
 
 def block_segments(key_prefix: str, block_ids: list[int], prompt_tokens: int, block_tokens: int,
@@ -44,8 +69,9 @@ def _json_block_ids(value: object, where: str) -> list[int]:
 
 
 def parse_mooncake_line(line: str, where: str,
-                        options: LoadOptions) -> tuple[float, int, int, tuple[Segment, ...] | None]:
-    """(timestamp in ms, input_length, output_length, segments) of one JSON line; raw counts, zeros included."""
+                        options: LoadOptions) -> tuple[float, int, int, tuple[Segment, ...] | None, int]:
+    """(timestamp in ms, input_length, output_length, segments, priority) of one JSON line; raw counts, zeros
+    included; the optional field `priority` is 0 when absent."""
     record = parse_json(line, where)  # the input gate: bounded nesting, int digits, finite numbers
     if not isinstance(record, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
@@ -57,6 +83,7 @@ def parse_mooncake_line(line: str, where: str,
     prompt = json_count(record["input_length"], where, "input_length", options.max_prompt_tokens)
     output = json_count(record["output_length"], where, "output_length", options.max_output_tokens)
     block_ids = _json_block_ids(record["hash_ids"], where)
+    priority = json_priority(record.get("priority"), where)
     num_blocks = -(-prompt // MOONCAKE_BLOCK_TOKENS)  # ceil: the last block may be partial
     if len(block_ids) != num_blocks:
         raise InputError(
@@ -64,9 +91,9 @@ def parse_mooncake_line(line: str, where: str,
             f"ceil({prompt}/{MOONCAKE_BLOCK_TOKENS}) = {num_blocks} (one id per {MOONCAKE_BLOCK_TOKENS}-token block)"
         )
     if not block_ids:
-        return arrival_ms, prompt, output, None  # a 0-token prompt: nothing to share
+        return arrival_ms, prompt, output, None, priority  # a 0-token prompt: nothing to share
     # No tail key is needed: ceil(prompt / 512) ids always reach the prompt's last token.
-    return arrival_ms, prompt, output, block_segments("mc", block_ids, prompt, MOONCAKE_BLOCK_TOKENS, "")
+    return arrival_ms, prompt, output, block_segments("mc", block_ids, prompt, MOONCAKE_BLOCK_TOKENS, ""), priority
 
 
 def parse_prefix_ids_cell(cell: str, where: str, prompt_tokens: int, block_tokens: int,

@@ -1,0 +1,189 @@
+"""Priority scheduling (SchedulerConfig.scheduling_policy "priority"), each rule on a hand-built scenario.
+
+vLLM V1 --scheduling-policy priority (vllm/v1/core/sched/request_queue.py PriorityRequestQueue, scheduler.py
+Scheduler.schedule): waiting requests are served by (priority, arrival), lower value first, and the preemption victim
+is the running request with the largest (priority, arrival). SGLang --enable-priority-scheduling orders its waiting
+queue the same way (schedule_policy.py SchedulePolicy._sort_by_priority_and_fcfs). fcfs stays the default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import deque
+
+import pytest
+
+from chunkviz.cli.main import main
+from chunkviz.config import SchedulerConfig
+from chunkviz.errors import InputError
+from chunkviz.request import Request
+from chunkviz.simulator.engine import simulate
+from chunkviz.simulator.events import Preempted
+from chunkviz.simulator.knobs import Knobs
+from chunkviz.simulator.kv.counting import CountingKvManager
+from chunkviz.simulator.sched_common import Plan, SchedContext, lowest_priority_victim, newest_victim, schedule_running
+from chunkviz.simulator.sequence import SeqState
+from chunkviz.workloads.loaders import load_bytes
+from tests.helpers import make_config
+
+CHAT, DOC = 0, 1
+
+
+def _with(config, **scheduler):
+    return dataclasses.replace(config, scheduler=dataclasses.replace(config.scheduler, **scheduler))
+
+
+# One seat (max_num_seqs=1): A runs; a document B (priority 1) arrives at 1 ms, a chat C (priority 0) at 2 ms.
+# Both wait for A's seat; whoever the queue serves first is admitted when A finishes.
+ONE_SEAT = (Request(0, 0.0, 100, 5, CHAT), Request(1, 0.001, 100, 5, DOC), Request(2, 0.002, 100, 5, CHAT))
+
+
+def _first_scheduled(trace) -> dict[int, float]:
+    return {r.request_id: r.first_scheduled_s for r in trace.requests}
+
+
+@pytest.mark.parametrize("policy", ["chunked", "sglang"])
+def test_priority_admits_a_later_chat_before_an_earlier_document(policy):
+    config = make_config(policy, budget=512, max_num_seqs=1)
+    fcfs = _first_scheduled(simulate(config, ONE_SEAT))
+    prio = _first_scheduled(simulate(_with(config, scheduling_policy="priority"), ONE_SEAT))
+    assert fcfs[1] < fcfs[2]  # fcfs: arrival order, the document first
+    assert prio[2] < prio[1]  # priority: the chat (0) jumps the document (1)
+    assert prio[0] == fcfs[0] == 0.0
+
+
+def test_fcfs_is_the_default_and_ignores_priority():
+    assert SchedulerConfig().scheduling_policy == "fcfs"
+    config = make_config("chunked", budget=512, max_num_seqs=1)
+    base = simulate(config, ONE_SEAT)
+    explicit = simulate(_with(config, scheduling_policy="fcfs"), ONE_SEAT)
+    assert base.to_json() == explicit.to_json()
+
+
+def _seq(rid: int, priority: int, arrival_s: float) -> SeqState:
+    return SeqState(request=Request(rid, arrival_s, 10, 5, priority))
+
+
+def test_victim_rule_largest_priority_then_latest_arrival_first_in_list_on_ties():
+    a, b, c = _seq(0, CHAT, 0.0), _seq(1, DOC, 0.5), _seq(2, CHAT, 1.0)
+    assert lowest_priority_victim([a, b, c]) is b  # the document, though not the newest
+    assert newest_victim([a, b, c]) is c  # fcfs: the last admitted
+    assert lowest_priority_victim([a, c]) is c  # same priority: the later arrival
+    twin1, twin2 = _seq(3, CHAT, 2.0), _seq(4, CHAT, 2.0)
+    assert lowest_priority_victim([twin1, twin2]) is twin1  # max() keeps the first on a tie, as vLLM's
+
+
+# Five 16-token blocks. A document D (priority 1, arrives first) and a chat C (1 ms later) each hold 2 blocks after
+# their 32-token prompts; D takes the last free block for its first decode, so C's first decode finds none. fcfs
+# preempts the newest (C itself); priority preempts D, which was already scheduled in that very step: its token goes
+# back to the budget and the step runs C alone (Scheduler.schedule: `token_budget += ...; req_index -= 1`).
+SHORT_OF_BLOCKS = (Request(0, 0.0, 32, 40, DOC), Request(1, 0.001, 32, 40, CHAT))
+
+
+def _first_preemption(trace) -> tuple[int, list[tuple[int, int]]]:
+    for step in trace.steps:
+        victims = [e.request_id for e in step.events if isinstance(e, Preempted)]
+        if victims:
+            return victims[0], [(c.request_id, c.num_tokens) for c in step.chunks]
+    raise AssertionError("no preemption")
+
+
+def test_priority_victim_is_the_lowest_priority_even_when_already_scheduled_this_step():
+    config = make_config("chunked", budget=512, num_gpu_blocks=5)
+    fcfs = simulate(config, SHORT_OF_BLOCKS)
+    prio = simulate(_with(config, scheduling_policy="priority"), SHORT_OF_BLOCKS)
+    assert _first_preemption(fcfs)[0] == 1  # fcfs: running.pop(), the chat that came last
+    victim, chunks = _first_preemption(prio)
+    assert victim == 0 and chunks == [(1, 1)]  # the document goes, its planned decode is taken back
+    by_id = {r.request_id: r for r in prio.requests}
+    assert by_id[1].num_preemptions == 0 and by_id[0].num_preemptions >= 1
+    assert all(r.finish_s is not None for r in prio.requests)
+
+
+def _running(rid: int, priority: int, prompt: int, computed: int, outputs: int) -> SeqState:
+    seq = SeqState(request=Request(rid, 0.0, prompt, 5, priority), num_output_tokens=outputs)
+    seq.num_computed_tokens = computed
+    return seq
+
+
+def test_a_victim_scheduled_earlier_in_the_step_gives_its_tokens_back_to_the_budget():
+    """A 3-token step over running [D (document, decoding), C (chat, decoding, needs a new block), E (chat, prefill)]
+    with no free block: D gets its token, C's allocation fails, the victim is D; D's token returns to the budget, so
+    E's chunk is 2 tokens, not 1."""
+    d, c, e = _running(0, DOC, 20, 20, 1), _running(1, CHAT, 32, 32, 1), _running(2, CHAT, 64, 16, 0)
+    kv = CountingKvManager(5, 16)
+    for seq in (d, c, e):
+        assert kv.allocate(seq.key, 0, seq.num_computed_tokens)
+    ctx = SchedContext(running=[d, c, e], waiting=deque(), kv=kv, scheduler=SchedulerConfig("chunked", 3),
+                       knobs=Knobs(3, 256, 0, True, False, 8192), emit=lambda event: None,
+                       victim=lowest_priority_victim, by_priority=True)
+    plan = Plan()
+    assert schedule_running(ctx, plan, 3) == 0
+    assert [(s.request.request_id, n) for s, n in plan.items] == [(1, 1), (2, 2)]
+    assert plan.preempted == [d] and list(ctx.waiting) == [d] and ctx.running == [c, e]
+
+
+def test_fast_path_stays_exact_under_priority(capsys):
+    argv = ["simulate", "--json", "--workload", "long-among-chats", "--num-requests", "60", "--qps", "30",
+            "--max-num-batched-tokens", "512", "--scheduling-policy", "priority"]
+    outs = []
+    for extra in ([], ["--no-fast-forward"]):
+        assert main([*argv, *extra]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0].pop("fast_forwarded_steps") > 0 and outs[1].pop("fast_forwarded_steps") == 0
+    assert outs[0] == outs[1]
+
+
+def test_priority_buys_the_chats_a_shorter_ttft_on_a_loaded_engine(capsys):
+    """The figure chapter 6 shows, by the CLI: 24 requests of chats and documents at 32 requests/s."""
+    argv = ["simulate", "--json", "--workload", "long-among-chats", "--num-requests", "24", "--qps", "32",
+            "--prompt-tokens", "300", "--output-tokens", "128", "--max-num-batched-tokens", "512"]
+    p99 = {}
+    for policy in ("fcfs", "priority"):
+        assert main([*argv, "--scheduling-policy", policy]) == 0
+        classes = json.loads(capsys.readouterr().out)["by_priority"]
+        p99[policy] = classes["0"]["ttft_s"]["p99"]
+    assert p99["priority"] < 0.8 * p99["fcfs"]
+
+
+def test_bad_scheduling_policy_gets_a_clear_message(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulate", "--scheduling-policy", "foo"])
+    assert exit_info.value.code == 2
+    assert "--scheduling-policy: invalid choice: 'foo' (choose from 'fcfs', 'priority')" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="scheduling_policy must be one of fcfs, priority, got 'foo'"):
+        SchedulerConfig(scheduling_policy="foo")
+
+
+def test_priority_is_refused_for_a_policy_whose_engine_has_none():
+    with pytest.raises(InputError, match="modelled only for the policies vllm-nochunk, chunked, sglang"):
+        simulate(_with(make_config("trtllm"), scheduling_policy="priority"), ONE_SEAT)
+
+
+def test_a_request_priority_must_be_an_integer():
+    with pytest.raises(ValueError, match="priority must be an integer"):
+        Request(0, 0.0, 10, 5, priority="high")  # type: ignore[arg-type]
+
+
+def test_trace_files_carry_an_optional_priority():
+    csv = b"arrival_s,prompt_tokens,output_tokens,priority\n0.0,100,5,1\n0.5,100,5,\n1.0,100,5,-2\n"
+    assert [r.priority for r in load_bytes(csv, "csv").requests] == [1, 0, -2]
+    mooncake = b'{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1], "priority": 3}\n'
+    assert load_bytes(mooncake, "mooncake").requests[0].priority == 3
+    plain = b"arrival_s,prompt_tokens,output_tokens\n0.0,100,5\n"
+    assert load_bytes(plain, "csv").requests[0].priority == 0
+
+
+@pytest.mark.parametrize("raw, fmt, message", [
+    (b"arrival_s,prompt_tokens,output_tokens,priority\n0.0,100,5,high\n", "csv",
+     "row 1 (line 2), column priority: expected a whole number from -999,999,999 to 999,999,999"),
+    (b"arrival_s,prompt_tokens,output_tokens,priority\n0.0,100,5,1.5\n", "csv", "column priority: expected a whole"),
+    (b'{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1], "priority": 1.5}\n', "mooncake",
+     "line 1, field priority: expected a whole number"),
+    (b'{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1], "priority": true}\n', "mooncake",
+     "field priority: expected a whole number"),
+])
+def test_a_non_integer_priority_in_a_trace_file_gets_a_clear_message(raw, fmt, message):
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_bytes(raw, fmt)
