@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui.chapters.common import chapter_traces, footer, header, lesson
 from ui.chapters.lanes import answered, slide
-from ui.chapters.lessons import budget_lesson
+from ui.chapters.lessons import budget_lesson, priority_lesson
 from ui.i18n import t
 
 ch = header(6)
@@ -12,6 +12,7 @@ traces = chapter_traces(ch)
 slide(ch, traces, chats=False)
 if answered(ch):  # the sweep is the answer: drawn once the learner has predicted
     budget_lesson()
+    priority_lesson()
 lesson(t("chx.body.6"))
 st.page_link("pages/tradeoffs_page.py", label=t("nav.tradeoffs"))
 footer(ch)

@@ -135,18 +135,6 @@ def test_fast_path_stays_exact_under_priority(capsys):
     assert outs[0] == outs[1]
 
 
-def test_priority_buys_the_chats_a_shorter_ttft_on_a_loaded_engine(capsys):
-    """The figure chapter 6 shows, by the CLI: 24 requests of chats and documents at 32 requests/s."""
-    argv = ["simulate", "--json", "--workload", "long-among-chats", "--num-requests", "24", "--qps", "32",
-            "--prompt-tokens", "300", "--output-tokens", "128", "--max-num-batched-tokens", "512"]
-    p99 = {}
-    for policy in ("fcfs", "priority"):
-        assert main([*argv, "--scheduling-policy", policy]) == 0
-        classes = json.loads(capsys.readouterr().out)["by_priority"]
-        p99[policy] = classes["0"]["ttft_s"]["p99"]
-    assert p99["priority"] < 0.8 * p99["fcfs"]
-
-
 def test_bad_scheduling_policy_gets_a_clear_message(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["simulate", "--scheduling-policy", "foo"])
@@ -187,3 +175,18 @@ def test_trace_files_carry_an_optional_priority():
 def test_a_non_integer_priority_in_a_trace_file_gets_a_clear_message(raw, fmt, message):
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         load_bytes(raw, fmt)
+
+
+def test_the_chapter_6_rows_are_what_the_printed_command_gives(capsys):
+    from chunkviz.lessons.priority import cli_command, largest_gain, priority_rows
+
+    rows = priority_rows(loads_qps=(16.0, 32.0))
+    assert rows[0].qps == 16.0 and largest_gain(rows).qps == 32.0
+    row = rows[1]
+    for policy, chat, doc in (("fcfs", row.chat_ttft_p99_fcfs_s, row.doc_ttft_p50_fcfs_s),
+                              ("priority", row.chat_ttft_p99_priority_s, row.doc_ttft_p50_priority_s)):
+        argv = cli_command(row.qps, policy).split()[3:]  # after "python -m chunkviz"
+        assert main(argv) == 0
+        classes = json.loads(capsys.readouterr().out)["by_priority"]
+        assert (classes["0"]["ttft_s"]["p99"], classes["1"]["ttft_s"]["p50"]) == (chat, doc)
+    assert row.chat_ttft_p99_priority_s < 0.8 * row.chat_ttft_p99_fcfs_s

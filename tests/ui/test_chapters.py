@@ -230,3 +230,20 @@ def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_d
     table = at.dataframe[0].value
     assert list(table[tr("chx.split.sweep.colocated", "en")]) == [c.goodput_per_gpu for c in split.sweep()
                                                                    if c.deployment == "colocated"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_6_shows_what_priority_buys_the_chats_only_after_the_answer(lang):
+    """The priority table and its sentence quote chapter 6's runs (fcfs beside priority), after the question."""
+    from chunkviz.lessons.priority import largest_gain, priority_rows
+
+    best = largest_gain(priority_rows())
+    sentence = tr("chx.prio.result", lang, qps=f"{best.qps:g}", chat_fcfs_ms=best.chat_ttft_p99_fcfs_s * 1e3,
+                  chat_prio_ms=best.chat_ttft_p99_priority_s * 1e3, doc_fcfs_ms=best.doc_ttft_p50_fcfs_s * 1e3,
+                  doc_prio_ms=best.doc_ttft_p50_priority_s * 1e3)
+    at = open_app(page_file(chapter(6)), lang=lang)
+    assert tr("chx.prio.title", lang) not in texts(at) and sentence not in texts(at)
+    at.radio(key="c6_pred").set_value(prediction(6).correct_option).run()
+    assert not at.exception
+    assert tr("chx.prio.title", lang) in texts(at) and sentence in texts(at)
+    assert best.chat_ttft_p99_priority_s < best.chat_ttft_p99_fcfs_s

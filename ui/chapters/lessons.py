@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from chunkviz.lessons import batching, budgets, knobs, misconceptions, sharing, utilisation
+from chunkviz.lessons import batching, budgets, knobs, misconceptions, priority, sharing, utilisation
 from chunkviz.lessons.batching import mode_scenario
 from chunkviz.lessons.chapters import LECTURE
 from chunkviz.simulator.trace import Trace
@@ -29,6 +29,11 @@ def _batching() -> tuple[batching.ModeResult, ...]:
 @st.cache_resource(max_entries=1, ttl=CACHE_TTL_S, show_spinner=False)
 def _sweep() -> tuple[budgets.BudgetPoint, ...]:
     return budgets.sweep_budgets()
+
+
+@st.cache_resource(max_entries=1, ttl=CACHE_TTL_S, show_spinner=False)
+def _priority() -> tuple[priority.PriorityRow, ...]:
+    return priority.priority_rows()
 
 
 @st.cache_resource(max_entries=16, ttl=CACHE_TTL_S, show_spinner=False)  # one per knob of the chapter
@@ -85,6 +90,25 @@ def utilisation_lesson(traces: dict[str, Trace]) -> None:
 def budget_lesson() -> None:
     labels = {k: t(f"chx.budget.{k}") for k in ("chat", "doc", "axis", "slo")}
     chapter_chart("c6_budgets", budget_figure(_sweep(), budgets.ClassSlo(), labels))
+
+
+def priority_lesson() -> None:
+    """Chapter 6, after the question: what vLLM's --scheduling-policy priority buys the chats, run by run."""
+    st.subheader(t("chx.prio.title"))
+    st.markdown(t("chx.prio.body"))
+    rows = _priority()
+    cols = {t("chx.prio.col.qps"): [r.qps for r in rows],
+            t("chx.prio.col.chat_fcfs"): [r.chat_ttft_p99_fcfs_s * 1e3 for r in rows],
+            t("chx.prio.col.chat_prio"): [r.chat_ttft_p99_priority_s * 1e3 for r in rows],
+            t("chx.prio.col.doc_fcfs"): [r.doc_ttft_p50_fcfs_s * 1e3 for r in rows],
+            t("chx.prio.col.doc_prio"): [r.doc_ttft_p50_priority_s * 1e3 for r in rows]}
+    st.dataframe(cols, hide_index=True, key="c6_priority", column_config={
+        k: st.column_config.NumberColumn(format="%.0f") for k in cols})
+    best = priority.largest_gain(rows)
+    st.markdown(t("chx.prio.result", qps=f"{best.qps:g}", chat_fcfs_ms=best.chat_ttft_p99_fcfs_s * 1e3,
+                  chat_prio_ms=best.chat_ttft_p99_priority_s * 1e3, doc_fcfs_ms=best.doc_ttft_p50_fcfs_s * 1e3,
+                  doc_prio_ms=best.doc_ttft_p50_priority_s * 1e3))
+    st.caption(t("chx.prio.command", command=priority.cli_command(best.qps, "priority")))
 
 
 def _figures_table(rows: tuple[knobs.RunFigures, ...], first_col: str) -> None:
