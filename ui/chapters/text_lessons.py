@@ -184,8 +184,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.prio.col.chat_prio": ("chats: TTFT p99, priority (ms)", "对话：首字延迟 p99，按优先级（毫秒）"),
     "chx.prio.col.doc_fcfs": ("documents: TTFT p50, first come (ms)", "文档：首字延迟 p50，先来先服务（毫秒）"),
     "chx.prio.col.doc_prio": ("documents: TTFT p50, priority (ms)", "文档：首字延迟 p50，按优先级（毫秒）"),
-    "chx.prio.command": ("The same run from the command line (JSON key by_priority; fcfs for the other order): "
-                         "`{command}`", "在命令行里跑同一组（JSON 键 by_priority；另一种顺序改为 fcfs）：`{command}`"),
+    "chx.prio.command": ("The same run from the command line (JSON key by_priority; `fcfs` for the other order): "
+                         "`{command}`", "在命令行里跑同一组（JSON 键 by_priority；另一种顺序改为 `fcfs`）：`{command}`"),
     "chx.prio.result": (
         "At {qps} requests/s priority cuts the chats' TTFT p99 from {chat_fcfs_ms:.0f} to {chat_prio_ms:.0f} ms; "
         "the documents pay for it, their TTFT p50 going from {doc_fcfs_ms:.0f} to {doc_prio_ms:.0f} ms. At this "
