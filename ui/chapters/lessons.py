@@ -104,6 +104,7 @@ def priority_lesson() -> None:
             t("chx.prio.col.doc_prio"): [r.doc_ttft_p50_priority_s * 1e3 for r in rows]}
     st.dataframe(cols, hide_index=True, key="c6_priority", column_config={
         k: st.column_config.NumberColumn(format="%.0f") for k in cols})
+    st.caption(t("chx.prio.units"))
     best = priority.largest_gain(rows)
     st.markdown(t("chx.prio.result", qps=f"{best.qps:g}", chat_fcfs_ms=best.chat_ttft_p99_fcfs_s * 1e3,
                   chat_prio_ms=best.chat_ttft_p99_priority_s * 1e3, doc_fcfs_ms=best.doc_ttft_p50_fcfs_s * 1e3,

@@ -179,11 +179,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "`--scheduling-policy priority` 后，它先服务优先级数值最小的请求：这里对话的优先级是 0、文档是 1，所以排队的对话"
         "排在排队的文档前面；显存不够时被抢占的是优先级最低的请求，而不是最新的那个。下表用 512 token 的预算把本章的 24 "
         "个请求在每种到达速率下按两种顺序各跑一次。"),
-    "chx.prio.col.qps": ("arrivals (requests/s)", "到达速率（请求/秒）"),
-    "chx.prio.col.chat_fcfs": ("chats: TTFT p99, first come (ms)", "对话：首字延迟 p99，先来先服务（毫秒）"),
-    "chx.prio.col.chat_prio": ("chats: TTFT p99, priority (ms)", "对话：首字延迟 p99，按优先级（毫秒）"),
-    "chx.prio.col.doc_fcfs": ("documents: TTFT p50, first come (ms)", "文档：首字延迟 p50，先来先服务（毫秒）"),
-    "chx.prio.col.doc_prio": ("documents: TTFT p50, priority (ms)", "文档：首字延迟 p50，按优先级（毫秒）"),
+    "chx.prio.col.qps": ("requests/s", "请求/秒"),
+    "chx.prio.col.chat_fcfs": ("chats, first come", "对话，先来先服务"),
+    "chx.prio.col.chat_prio": ("chats, priority", "对话，按优先级"),
+    "chx.prio.col.doc_fcfs": ("documents, first come", "文档，先来先服务"),
+    "chx.prio.col.doc_prio": ("documents, priority", "文档，按优先级"),
+    "chx.prio.units": ("Chats: TTFT p99; documents: TTFT p50; in ms.", "对话：首字延迟 p99；文档：首字延迟 p50；单位毫秒。"),
     "chx.prio.command": ("The same run from the command line (JSON key by_priority; `fcfs` for the other order): "
                          "`{command}`", "在命令行里跑同一组（JSON 键 by_priority；另一种顺序改为 `fcfs`）：`{command}`"),
     "chx.prio.result": (
