@@ -92,8 +92,10 @@ def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: lis
 
 def add_waiting(ctx: SchedContext, seq: SeqState) -> None:
     """A sequence joins the waiting queue: at its end (FCFS), or under the priority policy at its place by
-    (priority, order of entry), which for arrivals is vLLM's heap order (priority, arrival_time, request id:
-    vllm/v1/request.py Request.__lt__) and SGLang's sort (priority, wait_queue_entry_time)."""
+    (priority, order of entry), which for arrivals is vLLM's heap order ("ordered by (priority, arrival_time)",
+    vllm/v1/core/sched/request_queue.py PriorityRequestQueue, commit 0097c7ed; equal arrival times keep the
+    engine's arrival order here) and SGLang's sort (schedule_policy.py SchedulePolicy._sort_by_priority_and_fcfs:
+    (priority, wait_queue_entry_time))."""
     ctx.enqueue_counter[0] += 1
     if not ctx.by_priority:
         ctx.waiting.append(seq)
