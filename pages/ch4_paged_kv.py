@@ -1,5 +1,5 @@
-"""Chapter 4 · Paged KV cache: a shared system prompt's blocks, their ref counts (the KV stage), and copy-on-write
-(a figure from a parallel-sampling run, in the text)."""
+"""Chapter 4 · Paged KV cache: a shared system prompt's blocks, their ref counts and a copy-on-write when R1's two
+samples first write (the KV stage of the chapter's one run; the text's figures come from that same run)."""
 
 import streamlit as st
 
