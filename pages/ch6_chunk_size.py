@@ -3,15 +3,13 @@
 import streamlit as st
 
 from ui.chapters.common import chapter_traces, footer, header, lesson
-from ui.chapters.lanes import answered, slide
+from ui.chapters.lanes import slide
 from ui.chapters.lessons import budget_lesson
 from ui.i18n import t
 
 ch = header(6)
 traces = chapter_traces(ch)
-slide(ch, traces, chats=False)
-if answered(ch):  # the sweep is the answer: drawn once the learner has predicted
-    budget_lesson()
+slide(ch, traces, chats=False, answer_view=budget_lesson)  # the sweep is the answer: in the stage once predicted
 lesson(t("chx.body.6"))
 st.page_link("pages/tradeoffs_page.py", label=t("nav.tradeoffs"))
 footer(ch)

@@ -199,3 +199,25 @@ def test_a_student_walks_chapter_1_to_8_answering_wrong_then_right(projector, se
         _answer(projector, ch.number, p.correct_option, "stAlertContentSuccess")
         if ch.number < len(CHAPTERS):
             projector.locator(".st-key-ch_next_bottom a").first.click()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_6_answered_shows_its_sweep_inside_the_stage_on_the_slide(projector, server_url, lang):
+    """Lecture mode, 1280×720: once answered, chapter 6's sweep (the answer) is drawn in the element keyed `stage`,
+    and it and the answered question, its verdict included, both stay inside the viewport."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    projector.goto(f"{server_url}/{CHAPTERS[5].slug}?present=1&lang={lang}")
+    _arrive(projector, 6, lang)
+    p = prediction(6)
+    label = tr(f"chx.o.6.{p.correct_option}", lang)
+    projector.locator(".st-key-predict [data-testid='stRadioOption']").filter(has_text=label).first.click()
+    projector.wait_for_timeout(250)
+    wait_for_app(projector, timeout_ms=60000)
+    projector.get_by_test_id("stAlertContentSuccess").first.wait_for(timeout=60000)
+    projector.locator(".st-key-stage [data-testid='stPlotlyChart'] .main-svg").first.wait_for(timeout=60000)
+    projector.wait_for_timeout(500)
+    m = projector.evaluate(_MEASURE)
+    assert _inside(m["stage"]) and _inside(m["predict"]) and m["scroll"] <= VIEW["width"], (lang, m)
+    assert m["small"] >= 16, (lang, m)  # the chart's ticks, titles and bar labels too (lecture mode: 16 px)
+    assert projector.locator(".st-key-predict [data-testid='stPlotlyChart']").count() == 0
+    projector.screenshot(path=str(SHOTS / f"ch6-{lang}-answered.png"))

@@ -169,6 +169,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.budget.doc": ("documents: TTFT p50 (ms)", "文档：首字延迟 p50（毫秒）"),
     "chx.budget.axis": ("token budget per step", "每步 token 预算"),
     "chx.budget.slo": ("SLO", "SLO"),
+    "chx.view.label": ("Show", "显示"),
+    "chx.view.answer": ("Every budget", "每个预算"),
+    "chx.view.lanes": ("The timeline", "时间线"),
     # 7 · knobs
     "chx.body.8": (
         "Every engine has the same two dials under different names: how many tokens one step may carry, and how "
