@@ -184,9 +184,10 @@ def test_chapter_4_shares_the_system_prompt_blocks_and_copies_on_write():
     assert [(r.request_id, r.n_samples) for r in sampled] == [(chapters.SAMPLED_REQUEST_ID, facts.num_samples)]
     prompt_tokens = sampled[0].prompt_tokens
     assert prompt_tokens % 16 and facts.num_samples == 2  # its last block is partly filled, so the fork shares it
-    # At the peak the system prompt's 62 full blocks are held by every live request, and R1's two samples also
-    # share the rest of R1's full blocks: R1's whole full blocks are shared (its partial last one was copied).
-    assert facts.num_shared_blocks == prompt_tokens // 16 > 1000 // 16
+    # At the peak the system prompt's 62 full blocks are held by every live request, and the two samples also share
+    # the rest of their request's blocks: its full ones, and its partly filled last one until that is copied.
+    assert facts.num_shared_blocks in (prompt_tokens // 16, prompt_tokens // 16 + 1)
+    assert facts.num_shared_blocks > 1000 // 16
     # One copy: the first sample to write into the shared, partly filled last block gets its own copy of it; the
     # other then holds the original alone.
     assert facts.max_ref_count >= 4 and facts.num_copy_on_write == 1

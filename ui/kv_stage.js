@@ -281,6 +281,8 @@ class KvStage {
       badge.textContent = kind >= 0 ? GLYPHS[d.change_kinds[kind]] : "";
       badge.style.background = kind >= 0 ? d.change_colours[kind] : "";
       node.style.setProperty("--ring", kind >= 0 ? d.change_colours[kind] : "transparent");
+      // A rare change's badge (its top-right corner overlaps the next cell) stays above a neighbour's allocation.
+      node.style.zIndex = kind >= 0 && RARE.has(d.change_kinds[kind]) ? "2" : "";
     }
     // A cache taller than the scroll box (CSS: 440 px, a slide's SLIDE_GRID_PX, rows of 46 + 4 px) follows the block
     // the caption's first line is about (captions come ranked: a copy-on-write before the hits of the same step), else
@@ -416,6 +418,7 @@ class KvStage {
 }
 
 // One glyph per change kind (the badge's colour is the second cue; chunkviz/lessons/kv_stage.py CHANGE_KINDS).
+const RARE = new Set(["cow", "evict", "preempt", "fork"]);
 const GLYPHS = { alloc: "+", hit: "↺", cow: "⇉", evict: "✕", free: "−", unref: "−", preempt: "⏏", fork: "⇶" };
 
 export default function (component) {

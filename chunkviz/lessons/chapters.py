@@ -35,12 +35,13 @@ LECTURE = replace(DEFAULT_SCENARIO, workload_preset="long-among-chats", workload
 SHARED_PREFIX = replace(LECTURE, workload_preset="shared-system-prompt",
                         workload=replace(LECTURE_WORKLOAD, prompt_tokens=300, shared_prefix_tokens=1000),
                         cache=CacheConfig(enable_prefix_caching=True, num_gpu_blocks=1024))
-# Chapter 4's own run: that workload with one request, R1 (it finds the system prompt cached first), asking for two
-# answers (n = 2) forked after its prompt as vLLM V0 and the PagedAttention paper do (SchedulerConfig
-# parallel_sampling "v0-fork-cow"; engine.py forks, kv/ copies on write): the two samples share R1's blocks, ref
+# Chapter 4's own run: that workload with one request, R5 (the last to arrive, so the stage shows the prompt's
+# sharing first; its colour, ui/palette.py REQUEST_COLORS[5], is none of the changes' the stage draws in this run),
+# asking for two answers (n = 2) forked after its prompt as vLLM V0 and the PagedAttention paper do (SchedulerConfig
+# parallel_sampling "v0-fork-cow"; engine.py forks, kv/ copies on write): the two samples share R5's blocks, ref
 # counts rise once more, and the first token each writes lands in the shared, partly filled last block, which is
 # copied first. (vLLM V1 runs the samples as child requests and never copies; chunkviz/config/engine_knobs.py.)
-SAMPLED_REQUEST_ID = 1
+SAMPLED_REQUEST_ID = 5
 NUM_SAMPLES = 2
 SHARED_PREFIX_SAMPLING = replace(
     SHARED_PREFIX, scheduler=replace(SHARED_PREFIX.scheduler, parallel_sampling="v0-fork-cow"),
@@ -88,10 +89,11 @@ CHAPTERS: tuple[Chapter, ...] = (
             "lecture", (DECODE_FIRST,), ("long_prefill", "long_last_chunk", "long_first_token")),
     Chapter(4, "ch4-paged-kv", "Paged KV cache: sharing, ref counts, copy-on-write",
             "分页 KV 缓存：共享、引用计数、写时复制",
-            "Six requests start with one system prompt and R1 asks for two answers: watch how much of each later "
-            "prompt is computed again, the ref counts, and the first token each of R1's two answers writes.",
-            "六个请求以同一段系统提示词开头，R1 要两个回答：看后来的每个提示词有多少要重新计算、引用计数，"
-            "以及 R1 的两个回答各自写下的第一个 token。",
+            f"Six requests start with one system prompt and R{SAMPLED_REQUEST_ID} asks for two answers: watch how "
+            f"much of each later prompt is computed again, the ref counts, and the first token each of "
+            f"R{SAMPLED_REQUEST_ID}'s two answers writes.",
+            f"六个请求以同一段系统提示词开头，R{SAMPLED_REQUEST_ID} 要两个回答：看后来的每个提示词有多少要重新计算、"
+            f"引用计数，以及 R{SAMPLED_REQUEST_ID} 的两个回答各自写下的第一个 token。",
             "shared-prefix-sampling", (DECODE_FIRST,), ("prefix_hit", "peak_sharing")),
     Chapter(5, "ch5-continuous-batching", "Continuous batching and decode-first", "连续批处理与解码优先",
             "Static, continuous and decode-first batching on one workload: watch when each newcomer gets its first token.",

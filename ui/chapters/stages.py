@@ -45,7 +45,7 @@ def attention_slide(ch: Chapter, traces: dict[str, Trace], demo: ChunkedAttentio
 
 def kv_slide(ch: Chapter, traces: dict[str, Trace]) -> None:
     """Chapter 4: the KV stage of the chapter's shared-system-prompt run (its first engine): the prompt's blocks
-    shared, their ref counts rising as each request arrives and as R1 forks into two samples, then R1's partly
+    shared, their ref counts rising as each request arrives and as one forks into two samples, then its partly
     filled last block copied on write (the stage's copy-on-write bookmark)."""
     trace = traces[ch.policies[0]]
     with st.container(key="stage"):
