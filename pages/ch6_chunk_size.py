@@ -9,9 +9,8 @@ from ui.i18n import t
 
 ch = header(6)
 traces = chapter_traces(ch)
-slide(ch, traces, chats=False)
-if answered(ch):  # the sweep is the answer: drawn once the learner has predicted
-    budget_lesson()
+slide(ch, traces, chats=False, answer_view=budget_lesson)  # the sweep is the answer: in the stage once predicted
+if answered(ch):  # what the queue's order buys, once the learner has predicted
     priority_lesson()
 lesson(t("chx.body.6"))
 st.page_link("pages/tradeoffs_page.py", label=t("nav.tradeoffs"))

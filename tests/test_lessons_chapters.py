@@ -177,8 +177,24 @@ def test_chapter_4_shares_the_system_prompt_blocks_and_copies_on_write():
     from chunkviz.lessons import sharing
 
     facts = sharing.sharing_figures()
-    assert facts.num_shared_blocks == 1000 // 16  # the system prompt's full blocks; its last 8 tokens are not
-    assert facts.max_ref_count >= 4 and facts.num_copy_on_write > 0
-    trace = run_scenario(chapters.scenario_for(chapters.chapter(4), chapters.DECODE_FIRST))
+    ch = chapters.chapter(4)
+    scenario = chapters.PRESETS[ch.preset]
+    assert scenario.scheduler.parallel_sampling == "v0-fork-cow"
+    sampled = [r for r in scenario.requests() if r.n_samples > 1]
+    assert [(r.request_id, r.n_samples) for r in sampled] == [(chapters.SAMPLED_REQUEST_ID, facts.num_samples)]
+    prompt_tokens = sampled[0].prompt_tokens
+    assert prompt_tokens % 16 and facts.num_samples == 2  # its last block is partly filled, so the fork shares it
+    # At the peak the system prompt's 62 full blocks are held by every live request, and the two samples also share
+    # the rest of their request's blocks: its full ones, and its partly filled last one until that is copied.
+    assert facts.num_shared_blocks in (prompt_tokens // 16, prompt_tokens // 16 + 1)
+    assert facts.num_shared_blocks > 1000 // 16
+    # One copy: the first sample to write into the shared, partly filled last block gets its own copy of it; the
+    # other then holds the original alone.
+    assert facts.max_ref_count >= 4 and facts.num_copy_on_write == 1
+    trace = run_scenario(chapters.scenario_for(ch, chapters.DECODE_FIRST))
+    cows = [(i, e.request_id) for i, s in enumerate(trace.steps) for e in s.events if e.kind == "CopyOnWrite"]
+    forks = [(i, e.request_id) for i, s in enumerate(trace.steps) for e in s.events if e.kind == "Forked"]
+    assert [r for _, r in cows] == [r for _, r in forks] == [chapters.SAMPLED_REQUEST_ID]
+    assert forks[0][0] < cows[0][0]  # forked after its prompt, copied on its first decode
     peak = chapters.find_bookmark(trace, "peak_sharing")
     assert (peak.num_tokens, peak.num_frozen) == (facts.num_shared_blocks, facts.max_ref_count)

@@ -21,6 +21,7 @@ class AttentionStage {
     if (K > 1) p.addMark(T.m_second, T.m_second, () => p.jumpTo(2), "second-chunk");
     p.addMark(fill(T.m_last, { k: K }), T.m_last, () => p.jumpTo(K), "last-chunk");
     p.addMark(T.m_equal, T.m_equal, () => p.jumpTo(K + 1), "equal");
+    p.stops = K > 1 ? [1, 2, K, K + 1] : [1, K + 1];  // the bookmarks above: a clicker's PageDown visits each
     const row = el("div", "row");
     this.canvas = el("canvas"); this.info = el("div", "info");
     row.appendChild(this.canvas);

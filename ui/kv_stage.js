@@ -1,23 +1,14 @@
 // chunkviz KV stage: the paged KV cache of one run, stepped in the browser. The run's per-step deltas (block states,
 // block tables, free-queue head) arrive once and are replayed here into per-step states; the cursor (a step index)
 // moves by arrow keys, buttons, the scrub bar, bookmarks and play, and is mirrored into the URL as kv_step.
+// Appended to ui/stage_player.js (ui/stage_component.py): el, fill, the clicker's keys (PageDown / PageUp between
+// the bookmarks, B blank, F full screen), the saved state and mountStage are the shared player's; the controls are
+// the stage's own (its speeds include the simulated clock).
 // Invariant: data is read-only; the drawing is a pure function of (data, cursor, hover); no step waits for the server.
 
 const F = 5;  // per block and step: owner request (-1 free), sample, ref count, cached 0/1, tokens filled
-const STATE = (window.__cvKvStageState = window.__cvKvStageState || {});  // per key: survives re-mounts
 const SHOW_CAPTIONS = 3;  // caption lines drawn; the rest are counted in one "… and N more" line
 const SLIDE_GRID_PX = 200;  // a chapter slide's grid box (ui/kv_stage.css .kvs.slide .gridscroll): four rows
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function fill(template, fields) {
-  return template.replace(/\{(\w+)\}/g, (_, k) => (k in fields ? fields[k] : "{" + k + "}"));
-}
 
 function shortList(ids, limit = 8) {
   return ids.slice(0, limit).join(", ") + (ids.length > limit ? " …" : "");
@@ -54,15 +45,22 @@ class KvStage {
     this.d = data; this.key = key; this.root = root;
     this.n = data.step.length; this.B = data.num_blocks;
     Object.assign(this, replay(data));
-    const saved = STATE[key] || {};
+    const saved = STAGE_STATE[key] || {};
     const start = saved.cursor !== undefined ? saved.cursor : data.step0;
     this.cursor = Math.min(Math.max(start | 0, 0), this.n - 1);
     this.speed = saved.speed ?? data.default_speed;
     this.playing = false; this.acc = 0; this.simMs = 0; this.hover = null;
     this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastShown = -2; this.drawMs = 0;
-    this.build();
-    this.draw();
+    // PageDown / PageUp stop at every bookmark's step (prefix hit, copy-on-write, eviction, preemption), in order.
+    this.stops = data.jump_kinds.flatMap((k) => data.jumps[k]);
+    this.build();  // mountStage draws the first step
   }
+
+  get version() { return this.d.version; }
+
+  resized() { this.sparkBase = null; this.drawSpark(this.cursor); }
+
+  stopBy(n) { this.jumpTo(stopFrom(this.stops, this.cursor, n, this.n - 1)); }
 
   t(name) { return this.d.text[name] || name; }
 
@@ -110,6 +108,7 @@ class KvStage {
       box.append(grid, legend, free, spark, tables);
     }
     this.tip = el("div", "tip"); box.appendChild(this.tip);
+    box.appendChild(el("div", "cv-cover", this.t("blank")));
     box.addEventListener("pointerdown", () => { window.__cvTimelineActive = this.key; });
     this.root.appendChild(box);
   }
@@ -142,7 +141,7 @@ class KvStage {
     return legend;
   }
 
-  save() { STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed }; }
+  save() { STAGE_STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed }; }
 
   saveUrlSoon() {
     this.save();
@@ -282,12 +281,17 @@ class KvStage {
       badge.textContent = kind >= 0 ? GLYPHS[d.change_kinds[kind]] : "";
       badge.style.background = kind >= 0 ? d.change_colours[kind] : "";
       node.style.setProperty("--ring", kind >= 0 ? d.change_colours[kind] : "transparent");
+      // A rare change's badge (its top-right corner overlaps the next cell) stays above a neighbour's allocation.
+      node.style.zIndex = kind >= 0 && RARE.has(d.change_kinds[kind]) ? "2" : "";
     }
-    // A cache taller than the scroll box (CSS: 440 px, a slide's SLIDE_GRID_PX, rows of 46 + 4 px) follows the first changed block. Its
-    // place is computed, not measured: reading layout here would force a reflow on every step.
+    // A cache taller than the scroll box (CSS: 440 px, a slide's SLIDE_GRID_PX, rows of 46 + 4 px) follows the block
+    // the caption's first line is about (captions come ranked: a copy-on-write before the hits of the same step), else
+    // the first changed block. Its place is computed, not measured: reading layout would force a reflow every step.
+    const lead = this.d.captions[i][0], leadBlock = lead && lead.b && lead.b.length ? lead.b[0] : -1;
+    const follow = ch.has(leadBlock) ? leadBlock : firstChanged;
     const rowPx = 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
-    if (firstChanged >= 0 && rows * rowPx > boxPx) {
-      const top = Math.floor(firstChanged / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
+    if (follow >= 0 && rows * rowPx > boxPx) {
+      const top = Math.floor(follow / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
       if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - 8, 0);
     }
   }
@@ -395,8 +399,7 @@ class KvStage {
   }
 
   onKey(ev) {
-    const active = window.__cvTimelineActive;
-    if (active !== undefined && active !== this.key && document.querySelector(".st-key-" + active)) return;
+    if (otherStageActive(this.key) || clickerKey(ev, this.box, (n) => this.stopBy(n))) return;
     const target = ev.composedPath()[0], tag = target && target.tagName;
     const ours = this.box.contains(target) || (this.root.contains && this.root.contains(target));
     const role = target && target.getAttribute && target.getAttribute("role");
@@ -415,25 +418,9 @@ class KvStage {
 }
 
 // One glyph per change kind (the badge's colour is the second cue; chunkviz/lessons/kv_stage.py CHANGE_KINDS).
+const RARE = new Set(["cow", "evict", "preempt", "fork"]);
 const GLYPHS = { alloc: "+", hit: "↺", cow: "⇉", evict: "✕", free: "−", unref: "−", preempt: "⏏", fork: "⇶" };
 
 export default function (component) {
-  const { data, parentElement, key } = component;
-  const host = parentElement, k = key || "kv_stage";
-  // A rerun that changed nothing drawn: keep everything, but write the cursor into the URL again, because the
-  // server rewrites the query string from the values it read when the session started.
-  if (host.__kvs && host.__kvs.d.version === data.version) { host.__kvs.saveUrlSoon(); return () => {}; }
-  if (host.__kvs) host.__kvs.destroy();
-  const restored = STATE[k] !== undefined;
-  const stage = new KvStage(host, data, k);
-  host.__kvs = stage;
-  if (restored) stage.saveUrlSoon();
-  const onKey = (ev) => stage.onKey(ev);
-  const onResize = () => { stage.sparkBase = null; stage.drawSpark(stage.cursor); };
-  window.addEventListener("keydown", onKey, true);
-  window.addEventListener("resize", onResize);
-  stage.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };
-  return () => {
-    if (host.__kvs === stage) { stage.unlisten(); stage.destroy(); host.__kvs = null; }
-  };
+  return mountStage(component, "kv_stage", (host, data, key) => new KvStage(host, data, key));
 }

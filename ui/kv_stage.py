@@ -13,13 +13,13 @@ from pathlib import Path
 import streamlit as st
 
 from chunkviz.simulator.trace import Trace
-from ui.component import register
+from ui import stage_component
 from ui.i18n import current_lang
 from ui.kv_stage_export import KEY, URL_PARAM, build_payload, version_of
 from ui.url_state import int_parser, report_error
 
 NAME = "chunkviz_kv_stage"
-_mount = register(NAME, Path(__file__).resolve().parent, "kv_stage")
+_mount = stage_component.register(NAME, Path(__file__).resolve().parent, "kv_stage")  # the shared player first
 
 
 def start_step(num_steps: int) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 from chunkviz.lessons.kv_stage import CHANGE_KINDS
 from chunkviz.lessons.kv_stage_data import JUMP_KINDS, stage_columns
 from chunkviz.simulator.trace import Trace
-from ui import palette
+from ui import palette, stage_component
 from ui.i18n import tr
 from ui.offline import Component, StartParam, page_html
 
@@ -26,7 +26,7 @@ DEFAULT_SPEED = 1  # 5 steps/s: slow enough to read the caption of each step
 _TEXT_KEYS = ("first", "prev", "next", "last", "play", "pause", "speed_help", "step_of", "at_ms", "scrub", "jump",
               "jump_none", "keys", "grid_title", "grid_note", "free_title", "free_none", "tables_title", "tables_none",
               "table_n", "spark", "tip", "tip_owner", "tip_free", "tip_cached", "tip_filled", "tip_queue",
-              "tip_changed", "seq", "seq_sample")
+              "tip_changed", "seq", "seq_sample", "blank")
 _CAPTIONS = ("none", "hit", "cow", "evict", "evict_nofor", "fork", "alloc", "free", "free_rejected", "preempt",
              "cached", "kept", "more")
 # (id(trace), lang, eviction) -> (trace, data); holding the trace keeps its id from being reused while cached.
@@ -79,7 +79,7 @@ def build_payload(trace: Trace, lang: str, eviction: str) -> dict:
     return data
 
 
-COMPONENT = Component(((Path(__file__).resolve().parent, "kv_stage"),), "chunkviz_kv_stage", KEY)
+COMPONENT = Component(stage_component.parts(Path(__file__).resolve().parent, "kv_stage"), "chunkviz_kv_stage", KEY)
 START = StartParam(URL_PARAM, "step0")
 
 

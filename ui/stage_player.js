@@ -1,7 +1,8 @@
 // chunkviz stage player: the controls every stepped lesson shares (first / prev / play / next / last, speed in
-// steps per second, a scrub bar, bookmarks), the keys (← → Home End Space), the play loop and the cursor in the URL.
-// A stage module is this file followed by its own code (ui/paging/stage.js, ui/attention/stage.js): it builds a
-// StagePlayer and draws in `draw(cursor)`. Nothing here talks to the server.
+// steps per second, a scrub bar, bookmarks), the keys (← → Home End Space, and a clicker's PageDown / PageUp, B, F),
+// the play loop and the cursor in the URL. A stage module is this file followed by its own code (ui/paging/stage.js,
+// ui/attention_stage.js, ui/kv_stage.js): it builds a StagePlayer (or, the KV stage, its own controls) and draws in
+// `draw(cursor)`. Nothing here talks to the server.
 // Invariant: the cursor is an integer in [0, positions - 1]; play shows every position (at most one per frame),
 // so a step is never skipped; the URL parameter is rewritten only while not playing.
 
@@ -22,6 +23,48 @@ function fmtNum(v, digits) {
   return Number(v).toLocaleString("en-US", { minimumFractionDigits: digits || 0, maximumFractionDigits: digits || 0 });
 }
 
+
+// A presentation clicker (what the timeline does, ui/comparison.js): PageDown / PageUp go to the next / previous
+// bookmark wherever the focus is, except in a field the learner types in; so do B (blank the stage: a black cover,
+// B again shows it) and F (the whole page full screen, the slide as laid out for 1280×720; F again leaves).
+function typingIn(target) {
+  const tag = target && target.tagName;
+  return tag === "TEXTAREA" || !!(target && target.isContentEditable) ||
+    (tag === "INPUT" && !["radio", "checkbox", "range", "button"].includes(target.type));
+}
+
+function toggleFullscreen() {
+  const page = document.documentElement;
+  if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+  else if (page.requestFullscreen) page.requestFullscreen().catch(() => {});
+}
+
+function toggleBlank(box) {
+  const on = box.dataset.blank !== "1";
+  box.classList.toggle("cv-blank", on); box.dataset.blank = on ? "1" : "0";
+}
+
+// The stop after (n > 0) or before (n < 0) `cursor` among `stops`; past the last one the end, before the first 0.
+function stopFrom(stops, cursor, n, last) {
+  const sorted = [...new Set(stops)].sort((a, b) => a - b);
+  const next = n > 0 ? sorted.find((v) => v > cursor) : sorted.reverse().find((v) => v < cursor);
+  return next !== undefined ? next : n > 0 ? last : 0;
+}
+
+// Handles a clicker key for a stage whose box is `box` (`stopBy(n)` moves between its bookmarks); true if it did.
+function clickerKey(ev, box, stopBy) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || typingIn(ev.composedPath()[0])) return false;
+  const fn = { PageDown: () => stopBy(1), PageUp: () => stopBy(-1), b: () => toggleBlank(box), B: () => toggleBlank(box),
+               f: toggleFullscreen, F: toggleFullscreen }[ev.key];
+  if (!fn) return false;
+  ev.preventDefault(); ev.stopPropagation(); fn(); return true;
+}
+
+function otherStageActive(key) {  // another stage or timeline on the page was clicked last: it takes the keys
+  const active = window.__cvTimelineActive;
+  return active !== undefined && active !== key && !!document.querySelector(".st-key-" + active);
+}
+
 class StagePlayer {
   // opts: key, version, positions, start, url_param, speeds (steps/s), default_speed (index), text {first, prev,
   // next, last, play, pause, speed, scrub, keys}, draw(cursor) -> readout text.
@@ -38,6 +81,8 @@ class StagePlayer {
     this.box.appendChild(this.controls());
     this.marks = el("div", "marks"); this.box.appendChild(this.marks);
     this.body = el("div", "body"); this.box.appendChild(this.body);
+    this.stops = [];  // the bookmarks' positions, where PageDown / PageUp go (none: they step by one)
+    this.box.appendChild(el("div", "cv-cover", this.o.text.blank || ""));
     root.appendChild(this.box);
     // Never shrink: a step with a shorter text must not pull the page up (the buttons would move under the
     // pointer, and Streamlit would re-lay out the page on every step). Observed after layout, so a draw forces none.
@@ -105,6 +150,15 @@ class StagePlayer {
     }, 250);
   }
 
+  stopBy(n) {
+    if (!this.stops.length) { this.stepBy(n); return; }
+    this.jumpTo(stopFrom(this.stops, this.cursor, n, this.o.positions - 1));
+  }
+
+  get version() { return this.o.version; }
+
+  resized() { this.draw(); }
+
   stepBy(n) { this.pause(); this.cursor = this.clamp(this.cursor + n); this.draw(); this.saveUrlSoon(); }
 
   jumpTo(c) { this.pause(); this.cursor = this.clamp(c); this.draw(); this.saveUrlSoon(); }
@@ -153,8 +207,7 @@ class StagePlayer {
   }
 
   onKey(ev) {
-    const active = window.__cvTimelineActive;
-    if (active !== undefined && active !== this.key && document.querySelector(".st-key-" + active)) return;
+    if (otherStageActive(this.key) || clickerKey(ev, this.box, (n) => this.stopBy(n))) return;
     const target = ev.composedPath()[0];
     const tag = target && target.tagName;
     const ours = this.box.contains(target);
@@ -174,10 +227,14 @@ class StagePlayer {
 }
 
 // Mount a stage: keep it on reruns that send the same data (same version), else rebuild; wire keys and resize.
+// `build` returns a StagePlayer, or a stage with the same surface (version, draw, resized, onKey, saveUrlSoon,
+// destroy), as ui/kv_stage.js's KvStage.
 function mountStage(component, defaultKey, build) {
   const { data, parentElement, key } = component;
   const host = parentElement, k = key || defaultKey;
-  if (host.__cvStage && host.__cvStage.o.version === data.version) { host.__cvStage.saveUrlSoon(); return () => {}; }
+  // A rerun that changed nothing drawn: keep everything, but write the cursor into the URL again, because the
+  // server rewrites the query string from the values it read when the session started.
+  if (host.__cvStage && host.__cvStage.version === data.version) { host.__cvStage.saveUrlSoon(); return () => {}; }
   if (host.__cvStage) host.__cvStage.destroy();
   const saved = STAGE_STATE[k];  // a new setting keeps the cursor where the user left it (clamped), as the timeline
   const player = build(host, data, k, component);
@@ -185,7 +242,7 @@ function mountStage(component, defaultKey, build) {
   player.draw();
   if (saved && saved.cursor !== undefined) player.saveUrlSoon();
   const onKey = (ev) => player.onKey(ev);
-  const onResize = () => player.draw();
+  const onResize = () => player.resized();
   window.addEventListener("keydown", onKey, true);
   window.addEventListener("resize", onResize);
   player.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };

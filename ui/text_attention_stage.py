@@ -9,6 +9,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ast.pause": ("⏸ Pause", "⏸ 暂停"),
     "ast.speed": ("{n} steps/s", "每秒 {n} 步"),
     "ast.scrub": ("Chunk", "分块"),
+    "ast.blank": ("Screen blanked: press B to show it again", "画面已遮住：按 B 重新显示"),
     "ast.readout_start": ("Before chunk 1 of {num}", "第 1 个分块之前（共 {num} 个）"),
     "ast.readout": ("Chunk {k} of {num}", "第 {k}/{num} 个分块"),
     "ast.readout_equal": ("All chunks = one causal pass", "所有分块 = 一次因果计算"),

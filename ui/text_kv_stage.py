@@ -21,6 +21,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.jump.cow": ("copy-on-write", "写时复制"),
     "kvs.jump.evict": ("eviction", "淘汰"),
     "kvs.jump.preempt": ("preemption", "抢占"),
+    "kvs.blank": ("Screen blanked: press B to show it again", "画面已遮住：按 B 重新显示"),
     "kvs.keys": ("← → step · Home/End · Space plays", "← → 单步 · Home/End · 空格播放"),
     "kvs.grid_title": ("Physical blocks after this step", "这一步之后的物理块"),
     "kvs.grid_note": ("A row holds 16 blocks; the number on its left is the first one's id. R3 = owner request "

@@ -35,9 +35,14 @@ def language_switch() -> str:
 # Streamlit prints a few strings of its own that no argument translates: the uploader's button ("Upload") and limit
 # line ("200MB per file • JSON"), and the keyboard skip link. On a 中文 page CSS hides each (visibility, so the
 # layout keeps its size) and draws the translated text in its place (::after); a screen reader reads ::after too.
+# Plotly's mode-bar buttons read in 中文 through ui/plotly_config.py's locale, but the "Fullscreen" button Streamlit
+# adds has a fixed English title; its tooltip (Plotly draws it as `content: attr(data-title)` on ::after, selector
+# `.js-plotly-plot .plotly [data-title]:after`) is drawn in 中文 here by a more specific rule.
 _ZH_SKIP_LINK_CSS = ('[data-testid="stSkipToContent"]{visibility:hidden}'
                      '[data-testid="stSkipToContent"]::after{content:"跳到正文";visibility:visible;position:absolute;'
-                     'left:0;top:0;padding:inherit}')
+                     'left:0;top:0;padding:inherit}'
+                     '.js-plotly-plot .plotly .modebar-btn[data-title="Fullscreen"]::after{content:"全屏"}'
+                     '.js-plotly-plot .plotly .modebar-btn[data-title="Close fullscreen"]::after{content:"退出全屏"}')
 DEFAULT_UPLOAD_MB = 10  # the server-wide cap scripts/run-app.sh sets (--server.maxUploadSize); uploaders pass their own
 
 

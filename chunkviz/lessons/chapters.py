@@ -35,11 +35,24 @@ LECTURE = replace(DEFAULT_SCENARIO, workload_preset="long-among-chats", workload
 SHARED_PREFIX = replace(LECTURE, workload_preset="shared-system-prompt",
                         workload=replace(LECTURE_WORKLOAD, prompt_tokens=300, shared_prefix_tokens=1000),
                         cache=CacheConfig(enable_prefix_caching=True, num_gpu_blocks=1024))
+# Chapter 4's own run: that workload with one request, R5 (the last to arrive, so the stage shows the prompt's
+# sharing first; its colour, ui/palette.py REQUEST_COLORS[5], is none of the changes' the stage draws in this run),
+# asking for two answers (n = 2) forked after its prompt as vLLM V0 and the PagedAttention paper do (SchedulerConfig
+# parallel_sampling "v0-fork-cow"; engine.py forks, kv/ copies on write): the two samples share R5's blocks, ref
+# counts rise once more, and the first token each writes lands in the shared, partly filled last block, which is
+# copied first. (vLLM V1 runs the samples as child requests and never copies; chunkviz/config/engine_knobs.py.)
+SAMPLED_REQUEST_ID = 5
+NUM_SAMPLES = 2
+SHARED_PREFIX_SAMPLING = replace(
+    SHARED_PREFIX, scheduler=replace(SHARED_PREFIX.scheduler, parallel_sampling="v0-fork-cow"),
+    explicit_requests=tuple(replace(r, n_samples=NUM_SAMPLES) if r.request_id == SAMPLED_REQUEST_ID else r
+                            for r in SHARED_PREFIX.requests()))
 # Chapter 6: four times the lecture's requests so each class has enough members for a percentile (3 documents).
 CLASSES = replace(LECTURE, workload=replace(LECTURE_WORKLOAD, num_requests=24))
 # Chapter 7: the lecture's requests, each instance running the lecture's engine; lessons/split.py deploys them on
 # two GPUs (colocated, or one prefill and one decode instance).
-PRESETS: dict[str, Scenario] = {"lecture": LECTURE, "shared-prefix": SHARED_PREFIX, "classes": CLASSES,
+PRESETS: dict[str, Scenario] = {"lecture": LECTURE, "shared-prefix": SHARED_PREFIX,
+                                "shared-prefix-sampling": SHARED_PREFIX_SAMPLING, "classes": CLASSES,
                                 "two-gpus": LECTURE}
 
 
@@ -76,9 +89,12 @@ CHAPTERS: tuple[Chapter, ...] = (
             "lecture", (DECODE_FIRST,), ("long_prefill", "long_last_chunk", "long_first_token")),
     Chapter(4, "ch4-paged-kv", "Paged KV cache: sharing, ref counts, copy-on-write",
             "分页 KV 缓存：共享、引用计数、写时复制",
-            "Six requests start with one system prompt: watch how much of each later prompt is computed again.",
-            "六个请求以同一段系统提示词开头：看后来的每个提示词有多少要重新计算。",
-            "shared-prefix", (DECODE_FIRST,), ("prefix_hit", "peak_sharing")),
+            f"Six requests start with one system prompt and R{SAMPLED_REQUEST_ID} asks for two answers: watch how "
+            f"much of each later prompt is computed again, the ref counts, and the first token each of "
+            f"R{SAMPLED_REQUEST_ID}'s two answers writes.",
+            f"六个请求以同一段系统提示词开头，R{SAMPLED_REQUEST_ID} 要两个回答：看后来的每个提示词有多少要重新计算、"
+            f"引用计数，以及 R{SAMPLED_REQUEST_ID} 的两个回答各自写下的第一个 token。",
+            "shared-prefix-sampling", (DECODE_FIRST,), ("prefix_hit", "peak_sharing")),
     Chapter(5, "ch5-continuous-batching", "Continuous batching and decode-first", "连续批处理与解码优先",
             "Static, continuous and decode-first batching on one workload: watch when each newcomer gets its first token.",
             "同一负载下的静态、连续与解码优先批处理：看每个新来的请求何时拿到首个 token。",

@@ -1,15 +1,15 @@
 """Chapter 4's figures on the paged KV cache: how far shared blocks' ref counts rise, and copy-on-write in
-parallel sampling.
+parallel sampling, both read from the chapter's one run.
 
 Invariant: figures are read from detailed traces (block snapshots and events), never computed beside the engine.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from chunkviz.analysis.scenario import run_scenario
-from chunkviz.lessons.chapters import DECODE_FIRST, LECTURE, LECTURE_BUDGET_TOKENS, SHARED_PREFIX
+from chunkviz.lessons.chapters import DECODE_FIRST, NUM_SAMPLES, SHARED_PREFIX_SAMPLING, lesson_run
 from chunkviz.simulator.trace import Trace
 
 
@@ -19,7 +19,7 @@ class SharingFigures:
     num_shared_blocks: int  # blocks with ref count > 1 at that moment
     step_index: int  # where that happened
     num_copy_on_write: int  # copies made when parallel samples wrote into a shared, partly filled block
-    num_samples: int
+    num_samples: int  # of the sampled request (chapters.SAMPLED_REQUEST_ID)
 
 
 def _peak_sharing(trace: Trace) -> tuple[int, int, int]:
@@ -34,17 +34,10 @@ def _peak_sharing(trace: Trace) -> tuple[int, int, int]:
     return best
 
 
-def sharing_figures(num_samples: int = 2) -> SharingFigures:
-    """Peak sharing in the chapter's shared-prompt run, and copy-on-writes in the lecture run with n samples
-    (V0 / paper fork)."""
-    shared = run_scenario(SHARED_PREFIX.with_policy(DECODE_FIRST, LECTURE_BUDGET_TOKENS))
-    max_ref, num_shared, index = _peak_sharing(shared)
-    sampling = replace(LECTURE, workload_preset="parallel-sampling",
-                       workload=replace(LECTURE.workload, prompt_tokens=300, n_samples=num_samples))
-    sampling = sampling.with_policy(DECODE_FIRST, LECTURE_BUDGET_TOKENS)
-    # Copy-on-write belongs to vLLM V0 and the PagedAttention paper (fork after the prompt); V1 runs n child
-    # requests that share prompt blocks through the prefix cache and never copy a block.
-    sampling = replace(sampling, scheduler=replace(sampling.scheduler, parallel_sampling="v0-fork-cow"))
-    cow = run_scenario(sampling)
-    copies = sum(1 for s in cow.steps for e in s.events if e.kind == "CopyOnWrite")
-    return SharingFigures(max_ref, num_shared, index, copies, num_samples)
+def sharing_figures() -> SharingFigures:
+    """Peak sharing and copy-on-writes in chapter 4's own run (chapters.SHARED_PREFIX_SAMPLING: the shared system
+    prompt, and R1's two samples forked after its prompt as vLLM V0 / the paper do), the run its KV stage draws."""
+    trace = run_scenario(lesson_run(SHARED_PREFIX_SAMPLING, DECODE_FIRST))
+    max_ref, num_shared, index = _peak_sharing(trace)
+    copies = sum(1 for s in trace.steps for e in s.events if e.kind == "CopyOnWrite")
+    return SharingFigures(max_ref, num_shared, index, copies, NUM_SAMPLES)

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from chunkviz.lessons.chapters import CHAPTERS
+from chunkviz.analysis.scenario import run_scenario
+from chunkviz.lessons.chapters import CHAPTERS, chapter, scenario_for
+from chunkviz.lessons.kv_stage_data import stage_columns
 from chunkviz.lessons.predictions import prediction
 from tests.e2e.conftest import ROOT, wait_for_app
 from ui.i18n import tr
@@ -26,6 +28,52 @@ VIEW = {"width": 1280, "height": 720}
 BOX = ".st-key-stage .cv"
 # Chapters 3 and 4 draw the attention stage and the KV stage (no question hold): what shows each has drawn.
 STAGE_READY = {3: ".st-key-stage .cv.attention canvas", 4: ".st-key-stage .kvs .cell"}
+STAGE_BOX = {3: ".st-key-stage .cv.attention", 4: ".st-key-stage .kvs"}
+# Records F's full-screen request (headless Chromium may refuse a real one; what matters is that the stage asks).
+_STUB_FULLSCREEN = """() => { window.__cvFullscreenCalls = 0;
+  document.documentElement.requestFullscreen = () => { window.__cvFullscreenCalls++; return Promise.resolve(); }; }"""
+
+
+def _stage_stops(number: int) -> tuple[list[int], int | None]:
+    """Where PageDown stops on chapter 3's / 4's stage (its bookmarks' positions, in order), and the one that must be
+    among them (chapter 4: the copy-on-write of R1's two samples)."""
+    if number == 3:  # pages/ch3_chunking.py's example: 64 tokens in chunks of 16 (tests/ui/test_chapter_stages.py)
+        k = 64 // 16  # ui/attention_stage.js: chunk 1, chunk 2, the last chunk, then "= one causal pass"
+        return [1, 2, k, k + 1], None
+    ch = chapter(number)
+    jumps = stage_columns(run_scenario(scenario_for(ch, ch.policies[0])))["jumps"]
+    assert jumps["cow"] and jumps["hit"], jumps  # the shared prompt's hits and R1's copy-on-write both happen
+    return sorted({i for steps in jumps.values() for i in steps}), jumps["cow"][0]
+
+
+def _check_stage_clicker(page, number: int, lang: str, scheme: str) -> None:
+    """Chapters 3 and 4 (stages with no question hold): PageDown / PageUp go from bookmark to bookmark, B blanks
+    the stage and B shows it again, F asks for full screen."""
+    box = page.locator(STAGE_BOX[number])
+    stops, must = _stage_stops(number)
+    box.focus()  # the walk comes back to this chapter with the stage where it was left: start from the first step
+    page.keyboard.press("Home")
+    expect(box).to_have_attribute("data-cursor", "0")
+    seen = []
+    for stop in stops:
+        page.keyboard.press("PageDown")  # what a presentation clicker sends
+        expect(box).to_have_attribute("data-cursor", str(stop))
+        seen.append(stop)
+        if stop == must:
+            page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-cow.png"))
+    page.keyboard.press("PageUp")
+    expect(box).to_have_attribute("data-cursor", str(stops[-2]))
+    if number == 3:
+        page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-chunk.png"))
+    page.keyboard.press("b")
+    expect(box).to_have_attribute("data-blank", "1")
+    assert page.locator(f"{STAGE_BOX[number]} .cv-cover").is_visible()
+    page.keyboard.press("b")
+    expect(box).to_have_attribute("data-blank", "0")
+    assert not page.locator(f"{STAGE_BOX[number]} .cv-cover").is_visible()
+    page.evaluate(_STUB_FULLSCREEN)
+    page.keyboard.press("f")
+    assert page.evaluate("window.__cvFullscreenCalls") == 1, (number, lang)
 
 # Boxes of the keyed elements, the page's scroll width, the sidebar's right edge, and the smallest font of any text
 # inside the stage and the question (the canvas draws at data.tick_px, checked in tests/ui).
@@ -85,6 +133,7 @@ def _check_slide(page, number: int, lang: str, scheme: str) -> None:
           .right, (m => m.scrollWidth - m.clientWidth)(document.querySelector('[data-testid="stMain"]'))]""")
         assert right <= VIEW["width"] and main <= 0, (right, main)
     if number in STAGE_READY:  # no hold to lift: the stage opens on its first position, the question under it
+        _check_stage_clicker(page, number, lang, scheme)
         return
     box = page.locator(BOX)
     assert box.get_attribute("data-held") == "1"  # the question holds the cursor at its moment
@@ -150,3 +199,25 @@ def test_a_student_walks_chapter_1_to_8_answering_wrong_then_right(projector, se
         _answer(projector, ch.number, p.correct_option, "stAlertContentSuccess")
         if ch.number < len(CHAPTERS):
             projector.locator(".st-key-ch_next_bottom a").first.click()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_6_answered_shows_its_sweep_inside_the_stage_on_the_slide(projector, server_url, lang):
+    """Lecture mode, 1280×720: once answered, chapter 6's sweep (the answer) is drawn in the element keyed `stage`,
+    and it and the answered question, its verdict included, both stay inside the viewport."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    projector.goto(f"{server_url}/{CHAPTERS[5].slug}?present=1&lang={lang}")
+    _arrive(projector, 6, lang)
+    p = prediction(6)
+    label = tr(f"chx.o.6.{p.correct_option}", lang)
+    projector.locator(".st-key-predict [data-testid='stRadioOption']").filter(has_text=label).first.click()
+    projector.wait_for_timeout(250)
+    wait_for_app(projector, timeout_ms=60000)
+    projector.get_by_test_id("stAlertContentSuccess").first.wait_for(timeout=60000)
+    projector.locator(".st-key-stage [data-testid='stPlotlyChart'] .main-svg").first.wait_for(timeout=60000)
+    projector.wait_for_timeout(500)
+    m = projector.evaluate(_MEASURE)
+    assert _inside(m["stage"]) and _inside(m["predict"]) and m["scroll"] <= VIEW["width"], (lang, m)
+    assert m["small"] >= 16, (lang, m)  # the chart's ticks, titles and bar labels too (lecture mode: 16 px)
+    assert projector.locator(".st-key-predict [data-testid='stPlotlyChart']").count() == 0
+    projector.screenshot(path=str(SHOTS / f"ch6-{lang}-answered.png"))

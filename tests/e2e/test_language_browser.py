@@ -122,3 +122,35 @@ def test_the_check_flags_what_issue_22_found_and_passes_kept_names():
     assert len(flagged) == 5
     assert offenders(["max_num_batched_tokens（分块引擎）", "预填充优先（vLLM V0）", "首字延迟 p99 R12", "+80.7 毫秒",
                       "Llama-3-8B · H100 · config.json"], "zh") == []
+
+
+# Pages whose first load draws Plotly charts with a mode bar (the chapters hide theirs).
+MODE_BAR_PAGES = ["kv", "replacement", "tradeoffs", "traces"]
+# Each mode-bar button's hover tooltip (Plotly draws it as ::after, `content: attr(data-title)`), and whether the
+# hovered one shows it.
+TOOLTIPS_JS = """() => [...document.querySelectorAll('.modebar-btn')].map((b) => {
+  const cs = getComputedStyle(b, '::after'), c = cs.content;
+  return [c && c.startsWith('"') ? c.slice(1, -1) : '', b.matches(':hover') && cs.display !== 'none'];
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_plotly_mode_bar_tooltips_speak_the_page_language(reader, server_url, lang):
+    """Hovering a chart shows Plotly's mode bar; each button's tooltip reads in the page's language (on 中文, Plotly's
+    zh-CN locale from ui/plotly_config.py, and Streamlit's own "Fullscreen" drawn in 中文 by ui/widgets.py's CSS)."""
+    report = {}
+    for path in MODE_BAR_PAGES:
+        _load(reader, server_url, path, lang)
+        chart = reader.get_by_test_id("stPlotlyChart").first
+        chart.scroll_into_view_if_needed()
+        chart.hover()
+        button = chart.locator(".modebar-btn").first
+        button.hover()
+        reader.wait_for_timeout(300)
+        tips = reader.evaluate(TOOLTIPS_JS)
+        assert len(tips) >= 5 and all(text for text, _ in tips), (path, tips)  # every button has a tooltip
+        assert any(shown for _, shown in tips), (path, tips)  # the hovered one shows it
+        bad = offenders([text for text, _ in tips], lang)
+        if bad:
+            report[path] = bad
+    assert not report, "\n".join(f"{p}: {b}" for p, b in report.items())

@@ -10,6 +10,7 @@ import pytest
 
 from chunkviz.analysis.scenario import run_scenario
 from chunkviz.lessons.chapters import PRESETS, chapter, scenario_for
+from chunkviz.lessons.predictions import prediction
 from chunkviz.lessons.sharing import sharing_figures
 from tests.ui.apptest_helpers import open_app
 from ui.chapters.common import page_file
@@ -46,3 +47,17 @@ def test_chapter_4_draws_its_shared_prompt_run_with_ref_counts_rising():
     peak = max(b.ref_count for s in trace.steps if s.snapshot for b in s.snapshot.blocks)
     assert peak == sharing_figures().max_ref_count > 1
     assert at.radio(key="c4_pred").value is None
+
+
+def test_chapter_6_draws_its_sweep_in_the_stage_once_answered():
+    """The sweep is the answer: none before it; then in lecture mode it takes the stage's place (both would not fit
+    1280×720, tests/e2e/test_chapters_browser.py) with a switch back to the lanes; outside it, under the lanes."""
+    at = open_app(page_file(chapter(6)), present="1")
+    assert len(at.get("bidi_component")) == 1 and not at.get("plotly_chart")
+    at.radio(key="c6_pred").set_value(prediction(6).correct_option).run()
+    assert not at.exception and not at.get("bidi_component") and len(at.get("plotly_chart")) == 1
+    at.button_group(key="c6_view").set_value("lanes").run()
+    assert len(at.get("bidi_component")) == 1 and not at.get("plotly_chart")
+    at = open_app(page_file(chapter(6)))
+    at.radio(key="c6_pred").set_value(prediction(6).correct_option).run()
+    assert len(at.get("bidi_component")) == 1 and len(at.get("plotly_chart")) == 1

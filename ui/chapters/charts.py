@@ -50,7 +50,8 @@ def utilisation_figure(panels: dict[str, tuple[StepUtil, ...]], labels: dict[str
     return fig
 
 
-def budget_figure(points: tuple[BudgetPoint, ...], slo: ClassSlo, labels: dict[str, str]) -> go.Figure:
+def budget_figure(points: tuple[BudgetPoint, ...], slo: ClassSlo, labels: dict[str, str],
+                  height_px: int = 300) -> go.Figure:
     """Chats' TBT p99 and documents' TTFT p50 against the budget, each with its SLO line; green = meets both."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[labels["chat"], labels["doc"]], horizontal_spacing=0.12)
     x = [str(p.budget_tokens) for p in points]
@@ -62,5 +63,5 @@ def budget_figure(points: tuple[BudgetPoint, ...], slo: ClassSlo, labels: dict[s
         fig.add_hline(y=limit, line={"color": CURSOR, "dash": "dash"}, annotation_text=labels["slo"],
                       annotation_position="top left", row=1, col=col)
         fig.update_xaxes(title_text=labels["axis"], type="category", row=1, col=col)
-    fig.update_layout(height=300, margin={"l": 10, "r": 10, "t": 40, "b": 30})
+    fig.update_layout(height=height_px, margin={"l": 10, "r": 10, "t": 40, "b": 30})
     return fig

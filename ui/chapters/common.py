@@ -18,6 +18,7 @@ from chunkviz.simulator.trace import Trace
 from ui.i18n import t
 from ui.lecture import lecture_on
 from ui.runs import CACHE_TTL_S, cached_trace, trace_or_error
+from ui.plotly_config import chart_config
 
 
 # The core's lru_cache has no lock: a class opening a chapter at once ran its prediction's simulation once per racing
@@ -161,4 +162,4 @@ def chapter_chart(key: str, figure: go.Figure) -> None:
         figure.update_xaxes(tickfont={"size": 16}, title_font={"size": 16})
         figure.update_yaxes(tickfont={"size": 16}, title_font={"size": 16})
         figure.update_annotations(font_size=16)
-    st.plotly_chart(figure, width="stretch", key=key, config={"displayModeBar": False})
+    st.plotly_chart(figure, width="stretch", key=key, config=chart_config(displayModeBar=False))

@@ -8,6 +8,8 @@ cursor cannot pass the key bookmark's start (the component's hold), so a predict
 
 from __future__ import annotations
 
+from typing import Callable
+
 import streamlit as st
 
 from chunkviz.analysis.metrics import summarize
@@ -143,18 +145,36 @@ def long_prefill_fields(trace: Trace) -> dict[str, float | int]:
             "decode_ms": decodes[len(decodes) // 2] * 1e3 if decodes else 0.0, "budget": LECTURE_BUDGET_TOKENS}
 
 
+def _stage_view(ch: Chapter, answer_view: Callable[[], None] | None) -> str:
+    """What the stage shows: "lanes", or, once the question is answered, also (`both`) or, in lecture mode where
+    both do not fit 1280×720, instead (`answer`, with a switch back to the lanes) the chapter's answer view."""
+    if answer_view is None or not answered(ch):
+        return "lanes"
+    if not is_present():
+        return "both"
+    view = st.segmented_control(t("chx.view.label"), ("answer", "lanes"), default="answer", key=f"c{ch.number}_view",
+                                format_func=lambda v: t(f"chx.view.{v}"), label_visibility="collapsed")
+    return view or "answer"  # a click on the chosen option deselects it: the answer stays
+
+
 def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bool = False,
-          height_px: int | None = None) -> None:
+          height_px: int | None = None, answer_view: Callable[[], None] | None = None) -> None:
     """The chapter's stage (element keyed `stage`): all engines on one time axis, notes and chats in the browser;
-    then its question (keyed `predict`). Engine titles carry their metrics only once the question is answered."""
+    then its question (keyed `predict`). Engine titles carry their metrics only once the question is answered.
+    `answer_view` (chapter 6's sweep) draws inside the stage once the question is answered (_stage_view)."""
     runs = [(engine_label(p), tr) for p, tr in traces.items()]
     first = traces[ch.policies[0]]
     start = hold_s(find_bookmark(first, ch.bookmarks[0]), first)
     linked = "t_ms" in st.query_params  # a shared link's cursor wins over the key bookmark (still held back)
+    mounted = None
     with st.container(key="stage"):
-        mounted = render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(),
-                                    extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
-                                    start_ms=None if start is None or linked else start * 1e3)
+        view = _stage_view(ch, answer_view)
+        if view != "answer":
+            mounted = render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(),
+                                        extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
+                                        start_ms=None if start is None or linked else start * 1e3)
+        if view in ("answer", "both"):
+            answer_view()
     many = len(traces) > 1
     predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
                         question_fields(ch, traces))
@@ -162,4 +182,5 @@ def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bo
         st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))
     # "Download this view" under the question (the slide keeps 1280×720): the very slide, notes and chats included.
     lang = current_lang()
-    download_view(lambda: html_for(mounted, lang), f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")
+    if mounted is not None:  # (the lanes are drawn)
+        download_view(lambda: html_for(mounted, lang), f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")

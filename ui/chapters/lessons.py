@@ -15,7 +15,7 @@ from chunkviz.lessons.batching import mode_scenario
 from chunkviz.lessons.chapters import LECTURE
 from chunkviz.simulator.trace import Trace
 from ui.chapters.charts import budget_figure, utilisation_figure, work_per_step_figure
-from ui.chapters.common import ROLES, chapter_chart, engine_label
+from ui.chapters.common import ROLES, chapter_chart, engine_label, is_present
 from ui.chapters.text_knobs import default_key
 from ui.i18n import t
 from ui.runs import CACHE_TTL_S
@@ -87,9 +87,14 @@ def utilisation_lesson(traces: dict[str, Trace]) -> None:
         st.caption(line)
 
 
+# Lecture mode draws the sweep in chapter 6's stage above the answered question: 250 px keeps both inside 720 px.
+SLIDE_SWEEP_PX = 250
+
+
 def budget_lesson() -> None:
     labels = {k: t(f"chx.budget.{k}") for k in ("chat", "doc", "axis", "slo")}
-    chapter_chart("c6_budgets", budget_figure(_sweep(), budgets.ClassSlo(), labels))
+    height = SLIDE_SWEEP_PX if is_present() else 300
+    chapter_chart("c6_budgets", budget_figure(_sweep(), budgets.ClassSlo(), labels, height))
 
 
 def priority_lesson() -> None:

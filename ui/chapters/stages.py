@@ -45,7 +45,8 @@ def attention_slide(ch: Chapter, traces: dict[str, Trace], demo: ChunkedAttentio
 
 def kv_slide(ch: Chapter, traces: dict[str, Trace]) -> None:
     """Chapter 4: the KV stage of the chapter's shared-system-prompt run (its first engine): the prompt's blocks
-    shared, their ref counts rising as each request arrives."""
+    shared, their ref counts rising as each request arrives and as one forks into two samples, then its partly
+    filled last block copied on write (the stage's copy-on-write bookmark)."""
     trace = traces[ch.policies[0]]
     with st.container(key="stage"):
         mounted = kv_stage.render_stage(trace, PRESETS[ch.preset].cache.eviction, key=f"c{ch.number}_kv",

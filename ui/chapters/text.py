@@ -23,6 +23,10 @@ TEXTS: dict[str, tuple[str, str]] = {
                            "6 个请求（5 个对话、1 篇 6,806 token 的文档），单卡 H100 上的 Llama-3-8B，预算 512"),
     "chx.preset.shared-prefix": ("6 requests sharing a 1,000-token system prompt, prefix caching on",
                                  "6 个请求共用 1,000 token 的系统提示词，开启前缀缓存"),
+    "chx.preset.shared-prefix-sampling": ("6 requests sharing a 1,000-token system prompt, prefix caching on; the "
+                                          "last asks for 2 answers (vLLM V0's fork and copy-on-write)",
+                                          "6 个请求共用 1,000 token 的系统提示词，开启前缀缓存；最后一个要 2 个回答"
+                                          "（vLLM V0 的分叉与写时复制）"),
     "chx.preset.classes": ("24 requests: 21 chats and 3 documents of 6–8k tokens, Llama-3-8B on one H100",
                            "24 个请求：21 个对话和 3 篇 6–8k token 的文档，单卡 H100 上的 Llama-3-8B"),
     "chx.sidebar_note": ("Lecture chapters run their own small presets, so the scenario, model and GPU widgets are "

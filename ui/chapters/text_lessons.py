@@ -77,15 +77,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "blocks, which need not sit side by side, so memory grows a block at a time and nothing fragments. Six "
         "requests open with the same 1,000-token system prompt: its 62 full blocks are computed once and shared, "
         "and each shared block's **ref count** says how many tables hold it (up to {refs} here, {shared} blocks "
-        "shared at once). A shared block that is only partly filled is copied before anyone writes into it "
-        "(**copy-on-write**): forking two samples per request after the prompt, as vLLM V0 and the PagedAttention paper "
-        "do, made {cow} such copies in the lecture run (vLLM V1 instead runs each sample as its own request, sharing "
-        "the prompt's full blocks through the prefix cache, and never copies).",
+        "shared at once). R{r} asks for two answers, forked after its prompt as vLLM V0 and the PagedAttention paper "
+        "do: both samples hold all of R{r}'s blocks, including its partly filled last one, which is copied before "
+        "either writes into it (**copy-on-write**; {cow} copy in this run). vLLM V1 instead runs each sample as its "
+        "own request, sharing the prompt's full blocks through the prefix cache, and never copies.",
         "KV 缓存是一台装满同样大小盒子的冰箱：每块 16 个 token。每个请求的块表列出它的块，这些块不必相邻，所以显存一块一块地"
         "增长，不产生碎片。六个请求以同一段 1,000 token 的系统提示词开头：它的 62 个满块只算一次、大家共享，每个共享块的"
-        "**引用计数**表示有几张块表持有它（这里最高 {refs}，同时共享 {shared} 块）。只填了一部分的共享块，在有人写入之前"
-        "会先复制一份（**写时复制**）：像 vLLM V0 和 PagedAttention 论文那样在提示词之后分叉出两个采样，讲座预设里共复制了 {cow} 次"
-        "（vLLM V1 则把每个采样当作独立请求，通过前缀缓存共享提示词的满块，从不复制）。"),
+        "**引用计数**表示有几张块表持有它（这里最高 {refs}，同时共享 {shared} 块）。R{r} 要两个回答，像 vLLM V0 和 "
+        "PagedAttention 论文那样在提示词之后分叉：两个采样都持有 R{r} 的全部块，包括只填了一部分的最后一块；在任何一个写入之前，"
+        "这一块先复制一份（**写时复制**；本次运行复制了 {cow} 次）。vLLM V1 则把每个采样当作独立请求，通过前缀缓存共享提示词的"
+        "满块，从不复制。"),
     "chx.q.4": ("R1 starts with the same {prefix_tokens:,}-token system prompt as R0. How many of its prompt tokens "
                 "are computed again?",
                 "R1 和 R0 以同一段 {prefix_tokens:,} token 的系统提示词开头。R1 的提示词有多少 token 要重新计算？"),
@@ -194,6 +195,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "在每秒 {qps} 个请求时，按优先级调度把对话的首字延迟 p99 从 {chat_fcfs_ms:.0f} 毫秒降到 {chat_prio_ms:.0f} 毫秒；"
         "代价由文档承担，它们的首字延迟 p50 从 {doc_fcfs_ms:.0f} 毫秒变为 {doc_prio_ms:.0f} 毫秒。在本章原本的到达速率下，"
         "队列很少长到让顺序起作用。"),
+    "chx.view.label": ("Show", "显示"),
+    "chx.view.answer": ("Every budget", "每个预算"),
+    "chx.view.lanes": ("The timeline", "时间线"),
     # 7 · knobs
     "chx.body.8": (
         "Every engine has the same two dials under different names: how many tokens one step may carry, and how "

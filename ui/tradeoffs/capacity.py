@@ -17,6 +17,7 @@ from chunkviz.simulator.policies.registry import policy_entry
 from ui.i18n import t
 from ui.palette import DECODE, MIXED, PREFILL
 from ui.tradeoffs.runs import capacity
+from ui.plotly_config import chart_config
 
 BUDGETS_TOKENS = (256, 512, 2048, 8192)
 # Policies that never chunk run at the engine's default budget only: vLLM refuses a budget below max_model_len
@@ -77,7 +78,7 @@ def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
         st.error(t("err.config", error=str(exc)))
         return
     bar.empty()
-    st.plotly_chart(capacity_figure(results), width="stretch", key="to_fig_capacity")
+    st.plotly_chart(capacity_figure(results), width="stretch", key="to_fig_capacity", config=chart_config())
     st.caption(t("cap.criterion", criterion=slo.criterion(), low=round(low, 3), high=round(high, 3)))
     for (policy, budget), result in results.items():
         if result.capacity_qps is None:
