@@ -55,6 +55,9 @@ class PolicyEntry:
     # The value of vLLM's --enable-chunked-prefill this policy models in vLLM V1 (None: not a vLLM V1 scheduler);
     # the CLI's --enable-chunked-prefill picks the policy by it.
     vllm_enable_chunked_prefill: bool | None = None
+    # Tokens per KV block when the user gives none (CacheConfig.block_size None): vLLM CacheConfig.block_size 16;
+    # TensorRT-LLM KvCacheConfig.tokens_per_block 32 (tensorrt_llm/llmapi/llm_args.py, commit fcd3f316).
+    default_block_size_tokens: int = 16
 
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
@@ -83,7 +86,7 @@ _ENTRIES = (
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=True),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
-                defaults=d.vllm_v1_defaults, label_en="Sarathi-Serve (stall-free batching)",
+                defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
                 follows="sarathi-serve sarathi/core/scheduler/sarathi_scheduler.py SarathiScheduler._schedule",
                 fast_path=True),
@@ -94,7 +97,7 @@ _ENTRIES = (
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
-                takes_prefill_threshold=False),
+                takes_prefill_threshold=False, default_block_size_tokens=32),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),
