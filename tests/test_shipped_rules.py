@@ -72,6 +72,14 @@ def test_vllm_full_isl_counts_a_preempted_requests_outputs_as_part_of_its_sequen
     assert readmitted.num_tokens == 254 and not fits_full_sequence(ctx, readmitted, 0)  # 16 blocks > 15
 
 
+def test_turning_full_isl_off_on_another_engine_is_ignored_with_a_note():
+    config = _with(make_config("sglang", 512), scheduler_reserve_full_isl=False)
+    notes = simulate(config, make_requests([(0.0, 10, 2)])).knob_notes
+    assert any("scheduler_reserve_full_isl=False is ignored" in note for note in notes)
+    assert not simulate(_with(make_config("chunked", 512), scheduler_reserve_full_isl=False),
+                        make_requests([(0.0, 10, 2)])).knob_notes
+
+
 # --- Sarathi-Serve and vLLM defaults ----------------------------------------------------------------------------------
 def test_sarathi_uses_its_own_defaults_chunk_size_512_and_128_sequences():
     # SarathiSchedulerConfig.chunk_size 512 (get_max_num_batched_tokens), BaseSchedulerConfig.max_num_seqs 128;

@@ -66,4 +66,8 @@ def knob_notes(config: SimConfig, knobs: Knobs, num_gpu_blocks: int) -> list[str
     elif threshold and threshold >= knobs.max_num_batched_tokens:
         notes.append(f"long_prefill_token_threshold={threshold} is not below max_num_batched_tokens="
                      f"{knobs.max_num_batched_tokens}, so it never caps anything")
+    if not config.scheduler.scheduler_reserve_full_isl and \
+            policy_entry(config.scheduler.policy).vllm_enable_chunked_prefill is None:
+        notes.append(f"scheduler_reserve_full_isl=False is ignored: it is a vLLM V1 setting and policy "
+                     f"{config.scheduler.policy} has no such knob")
     return notes
