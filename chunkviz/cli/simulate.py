@@ -75,8 +75,8 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trtllm-capacity-policy", choices=TRTLLM_CAPACITY_POLICIES, default="guaranteed-no-evict")
     p.add_argument("--scheduler-reserve-full-isl", action=argparse.BooleanOptionalAction, default=True,
                    help="vLLM V1 (chunked, vllm-nochunk): admit a waiting request only if the KV blocks for its "
-                        "whole prompt fit (default on since vLLM PR #37307, March 2026); "
-                        "--no-scheduler-reserve-full-isl: vLLM's earlier releases, which checked only the first "
+                        "whole prompt fit (default on in the vLLM releases after v0.18.0: PR #37307, March 2026); "
+                        "--no-scheduler-reserve-full-isl: vLLM v0.18.0 and earlier, which checked only the first "
                         "chunk")
     p.add_argument("--parallel-sampling", choices=PARALLEL_SAMPLING_MODES, default="v1-children",
                    help="n > 1: vLLM V1 child requests, or V0 / paper fork with copy-on-write")

@@ -48,8 +48,8 @@ class SchedulerConfig:
         "help": "TensorRT-LLM CapacitySchedulerPolicy: guaranteed-no-evict or max-utilization"})
     scheduler_reserve_full_isl: bool = field(default=True, metadata={
         "help": "vLLM V1 --scheduler-reserve-full-isl: a waiting request is admitted only if the KV blocks for its "
-                "whole prompt fit, not just its first chunk (default on since vLLM PR #37307, March 2026; "
-                "--no-scheduler-reserve-full-isl gives the earlier releases' first-chunk check). Read only by the "
+                "whole prompt fit, not just its first chunk (default on in the vLLM releases after v0.18.0: PR "
+                "#37307, March 2026; False: v0.18.0 and earlier, which checked the first chunk). Read only by the "
                 "vLLM V1 policies"})
     parallel_sampling: str = field(default="v1-children", metadata={
         "help": "n > 1: v1-children (vLLM V1, n child requests sharing prompt blocks through the prefix cache) or "

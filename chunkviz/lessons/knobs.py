@@ -51,7 +51,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("vllm", "long_prefill_token_threshold", "0 (off)", _VLLM_SCHED,
          "scheduler.long_prefill_token_threshold", (0, 128)),
     # PR #37307 (March 2026): a waiting request starts only if its whole prompt's KV fits (policies/vllm.py).
-    Knob("vllm", "scheduler_reserve_full_isl", "True (since PR #37307, March 2026)", _VLLM_SCHED,
+    Knob("vllm", "scheduler_reserve_full_isl", "True after v0.18.0 (PR #37307)", _VLLM_SCHED,
          "scheduler.scheduler_reserve_full_isl", (True, False), "tight-memory"),
     Knob("vllm", "max_num_partial_prefills", "1 (V1 rejects other values)", _VLLM_SCHED, NOT_MODELLED),
     Knob("vllm", "enable_prefix_caching", "True (V1)", "vllm docs/design/prefix_caching.md; vllm/config/cache.py",
