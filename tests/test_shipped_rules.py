@@ -50,6 +50,16 @@ def test_vllm_full_isl_admits_a_waiting_request_only_if_its_whole_prompt_fits():
     assert sum(r.num_preemptions for r in trace.requests) == 0
 
 
+def test_vllm_full_isl_refusal_is_the_reason_given_for_the_wait():
+    # The why-sentence names the rule: B's first chunk would fit the free blocks, its whole prompt does not.
+    from chunkviz.analysis.why import WHY_TEXTS
+    trace = simulate(make_config("chunked", 512, num_gpu_blocks=40), FULL_ISL)
+    assert trace.steps[0].decision.wait_reason == "whole_prompt"
+    assert "why.wait_whole_prompt" in WHY_TEXTS
+    off = simulate(_with(make_config("chunked", 512, num_gpu_blocks=40), scheduler_reserve_full_isl=False), FULL_ISL)
+    assert all(s.decision.wait_reason != "whole_prompt" for s in off.steps)
+
+
 def test_vllm_before_full_isl_a_first_chunk_that_fits_is_admitted_and_preempted_later():
     # --no-scheduler-reserve-full-isl (vLLM before PR #37307): B's first chunk (212 tokens, 14 blocks) fits the 21
     # free blocks, so B starts in step 1; its later chunks run the cache out and B (the newest) is preempted.
