@@ -77,7 +77,7 @@ class CacheConfig:
 
     block_size: int | None = field(default=None, metadata={
         "help": "Tokens per KV block. None: the engine's default (vLLM 16; TensorRT-LLM tokens_per_block 32), which "
-                "the policy registry resolves (policies/resolve.py resolve_block_size)"})
+                "the policy registry resolves (policies/resolve.py with_engine_block_size)"})
     gpu_memory_utilization: float = field(default=0.9, metadata={
         "help": "Fraction of GPU memory for weights + KV cache (vLLM default 0.9)"})
     num_gpu_blocks: int | None = field(default=None, metadata={
