@@ -167,3 +167,10 @@ def test_sglang_the_latch_lifts_after_the_decode_step_that_sees_a_request_finish
     c_done = next(i for i, s in enumerate(trace.steps) if s.start_s + s.duration_s == c.finish_s)
     b_start = next(i for i, s in enumerate(trace.steps) if any(ch.request_id == 2 for ch in s.chunks))
     assert b_start == c_done + 2 and b.first_scheduled_s < a.finish_s
+
+
+def test_a_budget_below_trtllms_default_block_is_refused_with_the_block_size_named():
+    from chunkviz.errors import InputError
+    with pytest.raises(InputError, match=r"max_num_batched_tokens \(16\) must cover at least one KV block "
+                                         r"\(block_size=32\)"):
+        simulate(_engine_block_size(make_config("trtllm", 16)), make_requests([(0.0, 10, 2)]))
