@@ -49,6 +49,7 @@ def chunks_prompts(scheduler: SchedulerConfig) -> bool:
 
 # Optional scheduler switches, drawn when this checkout's SchedulerConfig has them: field -> choices.
 _OPTIONAL_KNOBS = {"sglang_enable_mixed_chunk": (False, True), "trtllm_chunked_context": (False, True),
+                   "scheduler_reserve_full_isl": (True, False),
                    "trtllm_capacity_policy": getattr(config_module, "TRTLLM_CAPACITY_POLICIES", ()),
                    "parallel_sampling": getattr(config_module, "PARALLEL_SAMPLING_MODES", ())}
 

@@ -111,6 +111,8 @@ def test_knob_runs_show_their_effect():
     assert on.tbt_max_ms < off.tbt_max_ms / 5
     guaranteed, packed = knobs.knob_effect(by_name[("trtllm", "capacity_scheduler_policy")])
     assert guaranteed.num_preemptions == 0 < packed.num_preemptions
+    full_isl, first_chunk = knobs.knob_effect(by_name[("vllm", "scheduler_reserve_full_isl")])
+    assert full_isl.num_preemptions == 0 < first_chunk.num_preemptions
     with pytest.raises(ValueError, match="not modelled"):
         knobs.knob_scenario(by_name[("sglang", "max_prefill_tokens")], 1)
 

@@ -32,6 +32,10 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
     "why.wait_memory": ("{ids} wait: the KV cache is full", "{ids}等待：KV 缓存已满"),
     "why.wait_no_chunking": ("{ids} wait: a whole prompt must fit the budget left and chunking is off",
                              "{ids}等待：不分块时整个提示词必须放进剩余预算"),
+    "why.wait_whole_prompt": ("{ids} wait: the free KV blocks cannot hold the whole prompt, and vLLM admits a request "
+                              "only when they can (scheduler_reserve_full_isl)",
+                              "{ids}等待：空闲 KV 块放不下整个提示词，而 vLLM 只在放得下时才接纳请求"
+                              "（scheduler_reserve_full_isl）"),
     "why.wait_policy": ("{ids} wait: this engine admits nobody until its batch drains",
                         "{ids}等待：这个引擎要等当前批次全部完成才接纳新请求"),
     "why.preempted": ("KV cache full: R{rid} was preempted ({blocks} blocks freed) and will recompute",

@@ -34,7 +34,7 @@ VIEW_DEFAULTS = {"timeline": {"workload": DEFAULT_SCENARIO.workload_preset,
                               "num_requests": DEFAULT_SCENARIO.workload.num_requests,
                               "num_gpu_blocks": None, "enable_prefix_caching": False},
                  "kv": {"workload": "shared-system-prompt", "num_requests": 16, "num_gpu_blocks": 128,
-                        "enable_prefix_caching": True}}
+                        "block_size": 16, "enable_prefix_caching": True}}  # the /kv page's vLLM-sized blocks
 # The attention page's ranges (pages/attention_page.py, ui/attention/parts.py HEAD_DIMS).
 ATTENTION_TOKENS = (8, 512)
 HEAD_DIMS = (8, 16, 32, 64, 128)

@@ -74,6 +74,11 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sglang-mixed-chunk", action="store_true", help="SGLang --enable-mixed-chunk")
     p.add_argument("--trtllm-chunked-context", type=_bool, default=False, help="TensorRT-LLM enable_chunked_context")
     p.add_argument("--trtllm-capacity-policy", choices=TRTLLM_CAPACITY_POLICIES, default="guaranteed-no-evict")
+    p.add_argument("--scheduler-reserve-full-isl", action=argparse.BooleanOptionalAction, default=True,
+                   help="vLLM V1 (chunked, vllm-nochunk): admit a waiting request only if the KV blocks for its "
+                        "whole prompt fit (default on in the vLLM releases after v0.18.0: PR #37307, March 2026); "
+                        "--no-scheduler-reserve-full-isl: vLLM v0.18.0 and earlier, which checked only the first "
+                        "chunk")
     p.add_argument("--parallel-sampling", choices=PARALLEL_SAMPLING_MODES, default="v1-children",
                    help="n > 1: vLLM V1 child requests, or V0 / paper fork with copy-on-write")
     p.add_argument("--scheduling-policy", choices=SCHEDULING_POLICIES, default="fcfs",
@@ -113,7 +118,8 @@ def _add_workload_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _add_cache_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--block-size", type=int, default=16)
+    p.add_argument("--block-size", type=int, default=None,
+                   help="tokens per KV block (default: the engine's: vLLM 16, TensorRT-LLM tokens_per_block 32)")
     p.add_argument("--enable-prefix-caching", action="store_true")
     p.add_argument("--eviction", choices=EVICTION_NAMES, default="lru")
     p.add_argument("--allocation", choices=ALLOCATION_NAMES, default="incremental")
@@ -147,6 +153,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                                 sglang_enable_mixed_chunk=args.sglang_mixed_chunk,
                                 trtllm_chunked_context=args.trtllm_chunked_context,
                                 trtllm_capacity_policy=args.trtllm_capacity_policy,
+                                scheduler_reserve_full_isl=args.scheduler_reserve_full_isl,
                                 parallel_sampling=args.parallel_sampling,
                                 scheduling_policy=args.scheduling_policy)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,

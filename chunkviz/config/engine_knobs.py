@@ -49,6 +49,11 @@ class SchedulerConfig:
         "help": "TensorRT-LLM enable_chunked_context (off by default in TensorRT-LLM)"})
     trtllm_capacity_policy: str = field(default="guaranteed-no-evict", metadata={
         "help": "TensorRT-LLM CapacitySchedulerPolicy: guaranteed-no-evict or max-utilization"})
+    scheduler_reserve_full_isl: bool = field(default=True, metadata={
+        "help": "vLLM V1 --scheduler-reserve-full-isl: a waiting request is admitted only if the KV blocks for its "
+                "whole prompt fit, not just its first chunk (default on in the vLLM releases after v0.18.0: PR "
+                "#37307, March 2026; False: v0.18.0 and earlier, which checked the first chunk). Read only by the "
+                "vLLM V1 policies"})
     parallel_sampling: str = field(default="v1-children", metadata={
         "help": "n > 1: v1-children (vLLM V1, n child requests sharing prompt blocks through the prefix cache) or "
                 "v0-fork-cow (vLLM V0 / the PagedAttention paper: fork after the prompt, copy-on-write)"})
@@ -80,7 +85,9 @@ class SchedulerConfig:
 class CacheConfig:
     """Paged KV cache knobs (vLLM names)."""
 
-    block_size: int = field(default=16, metadata={"help": "Tokens per KV block (vLLM default 16)"})
+    block_size: int | None = field(default=None, metadata={
+        "help": "Tokens per KV block. None: the engine's default (vLLM 16; TensorRT-LLM tokens_per_block 32), which "
+                "the policy registry resolves (policies/resolve.py with_engine_block_size)"})
     gpu_memory_utilization: float = field(default=0.9, metadata={
         "help": "Fraction of GPU memory for weights + KV cache (vLLM default 0.9)"})
     num_gpu_blocks: int | None = field(default=None, metadata={
@@ -91,9 +98,10 @@ class CacheConfig:
         "help": "incremental (vLLM V1: blocks per step) or reserve (v0/Sarathi: whole prompt at admission)"})
 
     def __post_init__(self) -> None:
-        check_positive_int("block_size", self.block_size)
-        if self.block_size > 1024:
-            raise ValueError(f"block_size must be at most 1024 tokens, got {self.block_size}")
+        if self.block_size is not None:
+            check_positive_int("block_size", self.block_size)
+            if self.block_size > 1024:
+                raise ValueError(f"block_size must be at most 1024 tokens, got {self.block_size}")
         g = self.gpu_memory_utilization
         if isinstance(g, bool) or not isinstance(g, (int, float)) or not (0.0 < g <= 1.0):
             raise ValueError(f"gpu_memory_utilization must be in (0, 1], got {g!r}")

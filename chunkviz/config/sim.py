@@ -47,6 +47,7 @@ class SimConfig:
         if self.max_num_steps > MAX_SIM_STEPS:
             raise ValueError(f"max_num_steps must be at most {MAX_SIM_STEPS}")
         explicit = self.scheduler.max_num_batched_tokens
-        if explicit is not None and explicit < self.cache.block_size:
+        block_size = self.cache.block_size  # None: the engine's, checked when resolved (policies/resolve.py)
+        if explicit is not None and block_size is not None and explicit < block_size:
             raise ValueError(f"max_num_batched_tokens ({explicit}) must cover at least one KV block "
                              f"(block_size={self.cache.block_size})")

@@ -50,6 +50,9 @@ KNOBS: tuple[Knob, ...] = (
          "scheduler.max_num_seqs", (256, 2)),
     Knob("vllm", "long_prefill_token_threshold", "0 (off)", _VLLM_SCHED,
          "scheduler.long_prefill_token_threshold", (0, 128)),
+    # PR #37307 (March 2026): a waiting request starts only if its whole prompt's KV fits (policies/vllm.py).
+    Knob("vllm", "scheduler_reserve_full_isl", "True after v0.18.0 (PR #37307)", _VLLM_SCHED,
+         "scheduler.scheduler_reserve_full_isl", (True, False), "tight-memory"),
     Knob("vllm", "max_num_partial_prefills", "1 (V1 rejects other values)", _VLLM_SCHED, NOT_MODELLED),
     Knob("vllm", "enable_prefix_caching", "True (V1)", "vllm docs/design/prefix_caching.md; vllm/config/cache.py",
          "cache.enable_prefix_caching", (True, False), "shared-prefix"),
@@ -67,6 +70,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("trtllm", "max_batch_size", "2048", _TRT_ARGS, "scheduler.max_num_seqs", (2048, 2)),
     Knob("trtllm", "enable_chunked_prefill (chunked context)", "False in the LLM API", _TRT_ARGS,
          "scheduler.trtllm_chunked_context", (False, True)),
+    Knob("trtllm", "tokens_per_block", "32", "tensorrt_llm/llmapi/llm_args.py KvCacheConfig", "cache.block_size",
+         (32, 16)),
     # GUARANTEED_NO_EVICT admits a request only if its whole KV (prompt + max output) fits beside the running ones;
     # MAX_UTILIZATION admits greedily and pauses the newest request when blocks run out (policies/trtllm.py).
     Knob("trtllm", "capacity_scheduler_policy", "GUARANTEED_NO_EVICT", _TRT_SCHED, "scheduler.trtllm_capacity_policy",

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chunkviz.simulator.sched_common import Plan, SchedContext, seats_taken
+from chunkviz.simulator.policies.registry import policy_entry
+from chunkviz.simulator.policies.vllm import fits_full_sequence
+from chunkviz.simulator.sched_common import Plan, SchedContext, prefix_hit, seats_taken
 from chunkviz.simulator.sequence import SeqState
 
 MAX_WAITING_IDS = 8  # enough to name who waits; a long queue is summarised by StepRecord.num_waiting
-WAIT_REASONS = ("", "budget", "seats", "memory", "no_chunking", "policy")
+WAIT_REASONS = ("", "budget", "seats", "memory", "no_chunking", "whole_prompt", "policy")
 STALL_REASONS = ("", "prefill_first", "budget")
 
 
@@ -38,7 +40,16 @@ def _wait_reason(ctx: SchedContext, plan: Plan, head: SeqState) -> str:
         return "no_chunking"  # head-of-line blocking: the whole prompt must fit what is left of the budget
     if ctx.kv.blocks_for(min(need, left)) > ctx.kv.num_free_blocks():
         return "memory"
+    hit_tokens = len(prefix_hit(ctx, head)) * ctx.kv.block_size if _reads_full_sequence(ctx) else 0
+    if _reads_full_sequence(ctx) and not fits_full_sequence(ctx, head, hit_tokens):
+        return "whole_prompt"  # vLLM V1's scheduler_reserve_full_isl (policies/vllm.py): the first chunk would fit
     return "policy"  # the policy's own rule (e.g. static batching waits for the batch to drain)
+
+
+def _reads_full_sequence(ctx: SchedContext) -> bool:
+    """The policy models vLLM V1 (its registry entry names a --enable-chunked-prefill value) with the switch on."""
+    entry = policy_entry(ctx.scheduler.policy)
+    return entry.vllm_enable_chunked_prefill is not None and ctx.scheduler.scheduler_reserve_full_isl
 
 
 def decide(ctx: SchedContext, plan: Plan, stalled: list[SeqState]) -> StepDecision:

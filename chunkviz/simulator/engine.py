@@ -21,7 +21,7 @@ from chunkviz.cost.profiled import make_step_coster
 from chunkviz.request import Request
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.policies.registry import policy_entry
-from chunkviz.simulator.policies.resolve import knob_notes, resolve_knobs
+from chunkviz.simulator.policies.resolve import knob_notes, resolve_knobs, with_engine_block_size
 from chunkviz.simulator.sched_common import SchedContext, add_waiting
 from chunkviz.simulator.sequence import SeqState
 from chunkviz.simulator.snapshot import take_snapshot
@@ -127,6 +127,7 @@ def _check_step_limit(run: RunState, step_limit: int, config: SimConfig) -> None
 
 def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     """Run the engine over `requests` (ids in arrival order) and return the full trace."""
+    config = with_engine_block_size(config)  # block_size None -> the engine's own (vLLM 16, TensorRT-LLM 32)
     pending = deque(_check_requests(requests))
     events: list[object] = []
     emit = events.append if config.record_detail else (lambda event: None)

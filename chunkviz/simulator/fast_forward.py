@@ -252,6 +252,8 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     final_blocks = -(-(prompt + output - 1) // bs)
     if final_blocks > st.slack:
         return False  # it would fit now but could run short later
+    # vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees here: the whole prompt is this
+    # step's chunk, and its blocks fit the slack, which never exceeds the free blocks.
     cost = ff.coster(StepShape(st.n + prompt, st.n + 1, st.context + st.n + prompt * (prompt + 1) // 2, st.context))
     start_s, k = st.now_s, st.k
     st.free -= st.allocs_at[k % bs] + blocks

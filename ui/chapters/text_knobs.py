@@ -11,6 +11,7 @@ _ZH_DEFAULTS = {
     ("vllm", "max_num_batched_tokens"): "显存 ≥70 GiB 的非 A100 GPU 上，API 服务器为 8192，否则 2048",
     ("vllm", "max_num_seqs"): "显存 ≥70 GiB 的非 A100 GPU 上为 1024，否则 256",
     ("vllm", "long_prefill_token_threshold"): "0（关闭）",
+    ("vllm", "scheduler_reserve_full_isl"): "v0.18.0 之后为 `True`（PR #37307）",
     ("vllm", "max_num_partial_prefills"): "1（V1 拒绝其他取值）",
     ("vllm", "enable_prefix_caching"): "`True`（V1）",
     ("sglang", "chunked_prefill_size"): "80–160 GB 的 GPU 上为 8192（35 GB 以下为 2048）",

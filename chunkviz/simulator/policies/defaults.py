@@ -23,8 +23,11 @@ SGLANG_CHUNK_LARGEST = 16384  # B200, MI300
 # TensorRT-LLM BuildConfig defaults: max_num_tokens 8192, max_batch_size 2048.
 TRTLLM_MAX_NUM_TOKENS = 8192
 TRTLLM_MAX_BATCH_SIZE = 2048
-# Sarathi-Serve sarathi/config/config.py BaseSchedulerConfig: max_num_seqs 128.
+# Sarathi-Serve sarathi/config/config.py (microsoft/sarathi-serve, commit 13f16cf4): BaseSchedulerConfig
+# max_num_seqs 128; SarathiSchedulerConfig chunk_size 512, and get_max_num_batched_tokens returns chunk_size
+# ("Sarathi never schedules more than chunk_size tokens in one iteration").
 SARATHI_MAX_NUM_SEQS = 128
+SARATHI_CHUNK_SIZE = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +42,15 @@ class DefaultsQuery:
 
 def vllm_v1_defaults(q: DefaultsQuery) -> tuple[int, int]:
     """EngineArgs.get_batch_defaults: GPUs with >= 70 GiB that are not A100 get 8192 tokens / 1024 seqs under
-    `vllm serve`, others 2048 / 256; without chunked prefill the budget is max_model_len; then
-    max_num_seqs = min(default, max_num_batched_tokens)."""
+    `vllm serve`, others 2048 / 256; without chunked prefill the budget is max(max_model_len, that table value)
+    (EngineArgs._set_default_args: "If max_model_len is too short, use the default for higher throughput",
+    vllm-project/vllm vllm/engine/arg_utils.py, commit 99d7eb5d); then max_num_seqs = min(default,
+    max_num_batched_tokens)."""
     big = q.gpu.memory_bytes >= 70 * GIB and "a100" not in q.gpu.gpu_id.lower()
     tokens = q.max_num_batched_tokens
     if tokens is None:
-        tokens = (8192 if big else 2048) if q.chunks_prompts else q.model.max_model_len_tokens
+        table_tokens = 8192 if big else 2048
+        tokens = table_tokens if q.chunks_prompts else max(q.model.max_model_len_tokens, table_tokens)
     seqs = q.max_num_seqs if q.max_num_seqs is not None else min(1024 if big else 256, tokens)
     return tokens, seqs
 
@@ -76,6 +82,12 @@ def sglang_defaults(q: DefaultsQuery) -> tuple[int, int]:
 def trtllm_defaults(q: DefaultsQuery) -> tuple[int, int]:
     tokens = q.max_num_batched_tokens if q.max_num_batched_tokens is not None else TRTLLM_MAX_NUM_TOKENS
     return tokens, q.max_num_seqs if q.max_num_seqs is not None else TRTLLM_MAX_BATCH_SIZE
+
+
+def sarathi_defaults(q: DefaultsQuery) -> tuple[int, int]:
+    """Sarathi-Serve's own defaults (SarathiSchedulerConfig): the budget is chunk_size 512, max_num_seqs 128."""
+    tokens = q.max_num_batched_tokens if q.max_num_batched_tokens is not None else SARATHI_CHUNK_SIZE
+    return tokens, q.max_num_seqs if q.max_num_seqs is not None else SARATHI_MAX_NUM_SEQS
 
 
 def orca_defaults(q: DefaultsQuery) -> tuple[int, int]:

@@ -61,6 +61,9 @@ class PolicyEntry:
     takes_priority: bool = False
     # Whom it preempts under that policy; None keeps `victim` (SGLang's retract_decode does not sort by priority).
     priority_victim: VictimRule | None = None
+    # Tokens per KV block when the user gives none (CacheConfig.block_size None): vLLM CacheConfig.block_size 16;
+    # TensorRT-LLM KvCacheConfig.tokens_per_block 32 (tensorrt_llm/llmapi/llm_args.py, commit fcd3f316).
+    default_block_size_tokens: int = 16
 
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
@@ -90,7 +93,7 @@ _ENTRIES = (
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
-                defaults=d.vllm_v1_defaults, label_en="Sarathi-Serve (stall-free batching)",
+                defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
                 follows="sarathi-serve sarathi/core/scheduler/sarathi_scheduler.py SarathiScheduler._schedule",
                 fast_path=True),
@@ -102,7 +105,7 @@ _ENTRIES = (
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
-                takes_prefill_threshold=False),
+                takes_prefill_threshold=False, default_block_size_tokens=32),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),

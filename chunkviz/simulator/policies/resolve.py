@@ -7,11 +7,25 @@ SchedulerConfig._verify_args); a refusal raises InputError naming the setting, t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chunkviz.config import SimConfig
 from chunkviz.errors import InputError
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.policies.defaults import DefaultsQuery
 from chunkviz.simulator.policies.registry import REGISTRY, policy_entry
+
+
+def with_engine_block_size(config: SimConfig) -> SimConfig:
+    """The config with its block size resolved: the user's, or the engine's default when None (PolicyEntry
+    default_block_size_tokens: vLLM 16, TensorRT-LLM tokens_per_block 32). Every later reader sees an int."""
+    if config.cache.block_size is not None:
+        return config
+    try:
+        entry = policy_entry(config.scheduler.policy)
+        return replace(config, cache=replace(config.cache, block_size=entry.default_block_size_tokens))
+    except ValueError as exc:  # an unknown policy, or a budget below the engine's block (SimConfig's check)
+        raise InputError(str(exc)) from None
 
 
 def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
@@ -56,4 +70,8 @@ def knob_notes(config: SimConfig, knobs: Knobs, num_gpu_blocks: int) -> list[str
     elif threshold and threshold >= knobs.max_num_batched_tokens:
         notes.append(f"long_prefill_token_threshold={threshold} is not below max_num_batched_tokens="
                      f"{knobs.max_num_batched_tokens}, so it never caps anything")
+    if not config.scheduler.scheduler_reserve_full_isl and \
+            policy_entry(config.scheduler.policy).vllm_enable_chunked_prefill is None:
+        notes.append(f"scheduler_reserve_full_isl=False is ignored: it is a vLLM V1 setting and policy "
+                     f"{config.scheduler.policy} has no such knob")
     return notes

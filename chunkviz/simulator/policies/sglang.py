@@ -6,7 +6,11 @@ length; a new request starts only while its input plus min(max_new_tokens, 4096)
 (free KV tokens minus what running requests may still write: a decoding request's remaining output times
 new_token_ratio, a prefilling one's whole output); new_token_ratio starts at 0.7, falls by (0.7 - 0.098) / 600 per
 decode step down to 0.098, is reset when the engine idles, and is re-estimated after a retraction; the retraction
-victim is the running request with the fewest output tokens (ties: the longest input).
+victim is the running request with the fewest output tokens (ties: the longest input), and retraction stops as
+soon as the remaining requests' next decode fits; a NO_TOKEN refusal latches batch_is_full, and no new request is
+tried until a running one finishes or is retracted. Read from sgl-project/sglang python/sglang/srt/managers/
+schedule_batch.py (commit 000eaffa: retract_decode, check_decode_mem) and scheduler.py (get_new_batch_prefill,
+update_running_batch).
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ INIT_NEW_TOKEN_RATIO = 0.7  # SGLANG_INIT_NEW_TOKEN_RATIO (global_config)
 MIN_NEW_TOKEN_RATIO = INIT_NEW_TOKEN_RATIO * 0.14  # SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
 NEW_TOKEN_RATIO_DECAY = (INIT_NEW_TOKEN_RATIO - MIN_NEW_TOKEN_RATIO) / 600  # SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
 CLIP_MAX_NEW_TOKENS = 4096  # SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
-RETRACT_DECODE_STEPS = 20  # global_config.retract_decode_steps: headroom kept per request after a retraction
+RETRACT_DECODE_STEPS = 20  # global_config.retract_decode_steps: the ratio re-estimate's per-request headroom
+# policy_state keys: SGLang's running_batch.batch_is_full latch, and what tells update_running_batch the batch shrank.
+BATCH_IS_FULL = "batch_is_full"
+RUNNING_AFTER_LAST_PLAN = "running_after_last_plan"
+SHRANK = "running_batch_shrank"
 
 
 def new_token_ratio(ctx: SchedContext) -> float:
@@ -59,34 +67,55 @@ def fits_rem_total(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
     return total < rem_total_tokens(ctx)
 
 
+def _fits_or_latch(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
+    """get_new_batch_prefill: a NO_TOKEN refusal from PrefillAdder.add_one_req sets running_batch.batch_is_full
+    (without hierarchical cache) and breaks out of the waiting queue."""
+    fits = fits_rem_total(ctx, seq, hit_tokens)
+    if not fits:
+        ctx.policy_state[BATCH_IS_FULL] = 1.0
+    return fits
+
+
 def schedule_sglang(ctx: SchedContext) -> Plan:
     """get_next_batch_to_run: a prefill batch if one can be formed (the unfinished chunked request first, then new
-    requests through the PrefillAdder), else a decode batch; --enable-mixed-chunk adds the decodes to a prefill
-    batch, their tokens taken from the same budget."""
+    requests through the PrefillAdder, none while batch_is_full is latched), else a decode batch;
+    --enable-mixed-chunk adds the decodes to a prefill batch, their tokens taken from the same budget."""
+    state = ctx.policy_state
     if not ctx.running:
-        ctx.policy_state["new_token_ratio"] = INIT_NEW_TOKEN_RATIO  # idle engine: states re-initialised
+        state["new_token_ratio"] = INIT_NEW_TOKEN_RATIO  # idle engine: states re-initialised
+        state[BATCH_IS_FULL] = 0.0  # update_running_batch: an emptied batch resets batch_is_full
+    if len(ctx.running) < state.get(RUNNING_AFTER_LAST_PLAN, 0.0):
+        state[SHRANK] = 1.0  # someone finished: the next update_running_batch sees the batch shrink
     plan = Plan()
     decoding = [s for s in ctx.running if s.is_decode_ready]
     prefilling = [s for s in ctx.running if not s.is_decode_ready]
     mixed = ctx.scheduler.sglang_enable_mixed_chunk
     tokens_left = ctx.max_num_batched_tokens - (len(decoding) if mixed else 0)
     tokens_left = schedule_running(ctx, plan, tokens_left, prefilling)
-    if tokens_left > 0 and not plan.preempted:
-        admit_waiting(ctx, plan, tokens_left, allow_chunk=True, can_admit=fits_rem_total)
+    # get_new_batch_prefill returns None while batch_is_full (a chunked request still continues, above) and its
+    # waiting loop breaks on it, so no request is tried until a running one finishes or is retracted.
+    if tokens_left > 0 and not plan.preempted and not state.get(BATCH_IS_FULL, 0.0):
+        admit_waiting(ctx, plan, tokens_left, allow_chunk=True, can_admit=_fits_or_latch)
     if plan.items:
         if mixed:
             schedule_running(ctx, plan, len(decoding), [s for s in decoding if s in ctx.running])
-        return plan
-    return _decode_step(ctx, plan)
+    else:
+        plan = _decode_step(ctx, plan)
+    state[RUNNING_AFTER_LAST_PLAN] = float(len(ctx.running))
+    return plan
 
 
 def _decode_step(ctx: SchedContext, plan: Plan) -> Plan:
-    """update_running_batch: retract when the decodes' next tokens do not fit, else decay new_token_ratio."""
+    """update_running_batch: retract when the decodes' next tokens do not fit, else decay new_token_ratio; a batch
+    that shrank (finished or retracted requests) resets batch_is_full (`if batch.batch_size() < initial_bs`)."""
     if _blocks_short(ctx):
         _retract_decode(ctx, plan)
+        ctx.policy_state[SHRANK] = 1.0
     else:
         ratio = new_token_ratio(ctx) - NEW_TOKEN_RATIO_DECAY
         ctx.policy_state["new_token_ratio"] = max(ratio, MIN_NEW_TOKEN_RATIO)
+    if ctx.policy_state.pop(SHRANK, 0.0):
+        ctx.policy_state[BATCH_IS_FULL] = 0.0
     schedule_running(ctx, plan, ctx.max_num_batched_tokens)
     return plan
 
@@ -99,12 +128,12 @@ def _blocks_short(ctx: SchedContext) -> bool:
 
 
 def _retract_decode(ctx: SchedContext, plan: Plan) -> None:
-    """Retract at least one request, then until RETRACT_DECODE_STEPS free tokens per remaining request, never the
-    last; retracted requests join the end of the waiting queue; new_token_ratio is re-estimated from the rest."""
-    kv = ctx.kv
+    """ScheduleBatch.retract_decode: retract at least one request, then until the remaining requests' next decode
+    fits (`while first_iter or not self.check_decode_mem(selected_indices=sorted_indices)`), never the last;
+    retracted requests join the end of the waiting queue; new_token_ratio is re-estimated from the rest as
+    (decoded + RETRACT_DECODE_STEPS per request) / max_new_tokens."""
     first = True
-    while len(ctx.running) > 1 and (first or kv.num_free_blocks() * kv.block_size
-                                    < RETRACT_DECODE_STEPS * len(ctx.running)):
+    while len(ctx.running) > 1 and (first or _blocks_short(ctx)):  # bounded: each pass removes one request
         first = False
         victim = fewest_outputs_victim(ctx.running)
         preempt(ctx, plan, victim)

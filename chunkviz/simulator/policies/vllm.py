@@ -2,12 +2,34 @@
 prefill-first default (`monolithic`, Orca-style).
 
 Invariant: V1 policies schedule running sequences before waiting ones and never admit in a step that preempted;
-the V0 policy never mixes a prefill and a decode in one step.
+with scheduler_reserve_full_isl (vLLM's default) a waiting request starts only if the free blocks hold its whole
+prompt, not just this step's chunk; the V0 policy never mixes a prefill and a decode in one step.
 """
 
 from __future__ import annotations
 
-from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
+from chunkviz.simulator.sched_common import (AdmitCheck, Plan, SchedContext, admit_waiting, prefix_hit,
+                                             schedule_running)
+from chunkviz.simulator.sequence import SeqState
+
+
+def fits_full_sequence(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
+    """vLLM V1 KVCacheManager.allocate_slots(full_sequence_must_fit=scheduler_reserve_full_isl), called for WAITING
+    requests only in Scheduler.schedule (vllm-project/vllm vllm/v1/core/kv_cache_manager.py, commit 003df296;
+    PR #37307, default True since March 2026): the blocks for min(request.num_tokens, max_model_len) (the prompt,
+    plus the outputs so far for a preempted request), less the prefix-cache hit, must be free; else the request
+    waits and, as any failed allocation there, stops admission for the step. vLLM's scheduler watermark (0 by
+    default) is not modelled."""
+    kv = ctx.kv
+    full_tokens = min(seq.num_tokens, ctx.knobs.max_model_len_tokens)
+    free = kv.num_free_blocks()
+    if hit_tokens:  # cached blocks nobody holds sit in the free queue: taking them uses up free blocks too
+        free -= sum(1 for block_id in prefix_hit(ctx, seq) if kv.blocks[block_id].ref_count == 0)
+    return kv.blocks_for(full_tokens) - hit_tokens // kv.block_size <= free
+
+
+def _v1_admission_check(ctx: SchedContext) -> AdmitCheck | None:
+    return fits_full_sequence if ctx.scheduler.scheduler_reserve_full_isl else None
 
 
 def schedule_chunked(ctx: SchedContext) -> Plan:
@@ -16,7 +38,7 @@ def schedule_chunked(ctx: SchedContext) -> Plan:
     plan = Plan()
     tokens_left = schedule_running(ctx, plan, ctx.max_num_batched_tokens)
     if not plan.preempted:  # V1 admits nothing in a step that had to preempt
-        admit_waiting(ctx, plan, tokens_left, allow_chunk=True)
+        admit_waiting(ctx, plan, tokens_left, allow_chunk=True, can_admit=_v1_admission_check(ctx))
     return plan
 
 
@@ -26,8 +48,8 @@ def schedule_vllm_nochunk(ctx: SchedContext) -> Plan:
     it (Scheduler.schedule: "If chunked_prefill is disabled, we can stop the scheduling here")."""
     plan = Plan()
     tokens_left = schedule_running(ctx, plan, ctx.max_num_batched_tokens)
-    if not plan.preempted:
-        admit_waiting(ctx, plan, tokens_left, allow_chunk=False)
+    if not plan.preempted:  # a whole prompt is allocated anyway: the full-ISL check agrees (kept for re-admissions)
+        admit_waiting(ctx, plan, tokens_left, allow_chunk=False, can_admit=_v1_admission_check(ctx))
     return plan
 
 
