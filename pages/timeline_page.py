@@ -11,7 +11,7 @@ from ui.lecture import lecture_toggle
 from ui.offline_download import download_view
 from ui.runs import trace_or_error
 from ui.timeline.downloads import download_buttons
-from ui.timeline.lesson import scenario_for, settings, ttft_lesson
+from ui.timeline.lesson import caching_note, scenario_for, settings, ttft_lesson
 
 head = st.columns([4, 1.3], vertical_alignment="center")
 with head[1]:
@@ -34,7 +34,10 @@ if not present:  # lecture mode keeps 1280×720 for the timeline: the button wai
     download_view(lambda: html_for(mounted, current_lang()), offline_file, "dl_view")
 if not present:
     st.markdown(t("tl.lesson"))
-ttft_lesson(policy_a, policy_b, budget, threshold, summarize(trace_a), summarize(trace_b))
+m_a, m_b = summarize(trace_a), summarize(trace_b)
+ttft_lesson(policy_a, policy_b, budget, threshold, m_a, m_b)
+if not present:  # lecture mode keeps 1280×720
+    caching_note(policy_a, policy_b, trace_a, trace_b, m_a, m_b)
 with st.expander(t("tl.downloads")):
     if present:
         download_view(lambda: html_for(mounted, current_lang()), offline_file, "dl_view")

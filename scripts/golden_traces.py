@@ -24,9 +24,13 @@ SCENARIOS: dict[str, list[str]] = {
     "long-among-chats": ["--workload", "long-among-chats", "--num-requests", "24", "--qps", "16",
                          "--prompt-tokens", "300", "--output-tokens", "32", "--max-num-batched-tokens", "512"],
     "shared-system-prompt": ["--workload", "shared-system-prompt", "--num-requests", "16", "--qps", "8",
-                             "--output-tokens", "16", "--enable-prefix-caching", "--max-num-batched-tokens", "512"],
+                             "--prompt-tokens", "512", "--output-tokens", "16", "--enable-prefix-caching",
+                             "--max-num-batched-tokens", "512"],
+    # Prefix caching left to each engine's default (on for vLLM V1, SGLang, TensorRT-LLM): V1's child requests share
+    # their prompt only through it.
     "parallel-sampling": ["--workload", "parallel-sampling", "--num-requests", "8", "--qps", "8",
-                          "--output-tokens", "16", "--n-samples", "3", "--max-num-batched-tokens", "512"],
+                          "--prompt-tokens", "512", "--output-tokens", "16", "--n-samples", "3",
+                          "--max-num-batched-tokens", "512"],
     "tiny-cache-preemption": ["--workload", "synthetic", "--num-requests", "16", "--qps", "50",
                               "--prompt-tokens", "200", "--output-tokens", "64", "--num-gpu-blocks", "40",
                               "--max-num-batched-tokens", "256"],

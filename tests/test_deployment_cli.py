@@ -57,7 +57,8 @@ def test_trace_out_holds_each_instance_and_transfer(capsys, tmp_path):
     (["--prefill-instances", "2"], "--prefill-instances needs --deployment disagg"),
     (["--kv-link", "pcie"], "--kv-link needs --deployment disagg"),
     (["--routing", "least-loaded"], "--routing needs"),
-    (["--deployment", "disagg", "--n-samples", "2"], "parallel sampling"),
+    # --n-samples shapes the synthetic preset (the default long-among-chats builds its own requests)
+    (["--deployment", "disagg", "--workload", "synthetic", "--n-samples", "2"], "parallel sampling"),
 ])
 def test_bad_deployment_input_is_one_line_exit_2(capsys, argv, fragment):
     try:

@@ -23,6 +23,9 @@ from chunkviz.workloads.presets import PRESETS
 from tests.helpers import make_config, make_requests
 
 SEEDS = (0, 7)
+# The fast path leaves prefix caching to the exact loop (the "prefix-caching" fallback below checks that), and vLLM V1,
+# SGLang and TensorRT-LLM ship it on; the corpora turn it off so that they exercise the fast path itself.
+NO_CACHE = "--no-enable-prefix-caching"
 # The policies whose registry entry lets the fast path replay them (PolicyEntry.fast_path).
 FAST_PATH_POLICIES = tuple(name for name in POLICY_NAMES if REGISTRY[name].fast_path)
 # Each adds something the fast path must leave to the exact loop (or survive): memory pressure and preemption,
@@ -57,7 +60,7 @@ def test_every_preset_and_policy_gives_identical_json(capsys, preset, policy):
     skipped_total = 0
     for seed in SEEDS:
         argv = ["--workload", preset, "--policy", policy, "--num-requests", "40", "--qps", "6", "--seed", str(seed),
-                "--output-tokens", "64"]
+                "--output-tokens", "64", NO_CACHE]
         fast, exact, skipped = _both(capsys, argv)
         assert fast == exact
         skipped_total += skipped
@@ -78,7 +81,7 @@ def test_fallback_scenarios_give_identical_json(capsys, name, policy):
         i = extra.index("--max-num-batched-tokens")  # without chunking the budget must cover max_model_len
         del extra[i:i + 2]
     argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
-            "--prompt-tokens", "200", "--output-tokens", "80", "--seed", "3", *extra]
+            "--prompt-tokens", "200", "--output-tokens", "80", "--seed", "3", NO_CACHE, *extra]  # extra may turn it on
     refuses_small_budget = vllm_budget_below_max_model_len in entry.refusals
     if not chunks and not refuses_small_budget and name == "small-budget":
         argv += ["--prompt-tokens", "8", "--length-dist", "fixed"]  # admitted; prompts must fit unchunked
@@ -95,7 +98,7 @@ def test_fallback_scenarios_give_identical_json(capsys, name, policy):
 
 def test_the_20k_style_workload_matches_on_a_slice(capsys):
     argv = ["--workload", "azure-conv-like", "--num-requests", "600", "--qps", "5.5", "--policy", "chunked",
-            "--max-num-batched-tokens", "2048"]
+            "--max-num-batched-tokens", "2048", NO_CACHE]
     fast, exact, skipped = _both(capsys, argv)
     assert fast == exact
     assert skipped > json.loads(fast)["num_steps"] // 2  # most steps of a chat workload are steady decodes

@@ -32,7 +32,7 @@ LANGS = ("en", "zh")
 # the app's default scenario, /kv on its teaching cache (ui/kv/parts.py kv_controls' defaults).
 VIEW_DEFAULTS = {"timeline": {"workload": DEFAULT_SCENARIO.workload_preset,
                               "num_requests": DEFAULT_SCENARIO.workload.num_requests,
-                              "num_gpu_blocks": None, "enable_prefix_caching": False},
+                              "num_gpu_blocks": None, "enable_prefix_caching": None},  # None: the engine's
                  "kv": {"workload": "shared-system-prompt", "num_requests": 16, "num_gpu_blocks": 128,
                         "block_size": 16, "enable_prefix_caching": True}}  # the /kv page's vLLM-sized blocks
 # The attention page's ranges (pages/attention_page.py, ui/attention/parts.py HEAD_DIMS).

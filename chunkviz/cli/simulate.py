@@ -24,7 +24,7 @@ from chunkviz.errors import InputError
 from chunkviz.inputs import read_bounded, strict_dumps
 from chunkviz.workloads.presets import PRESETS
 from chunkviz.request import Request
-from chunkviz.analysis.scenario import Scenario, run_scenario
+from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario, run_scenario
 from chunkviz.analysis.deployment import deployment_json, deployment_summary, run_deployment_scenario
 from chunkviz.simulator.trace import Trace
 from chunkviz.workloads.loaders import load_trace
@@ -100,18 +100,22 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _add_workload_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workload", default="synthetic", help=f"preset: {', '.join(PRESETS)}")
-    p.add_argument("--num-requests", type=int, default=200)
-    p.add_argument("--qps", type=float, default=10.0)
-    p.add_argument("--arrival", choices=ARRIVALS, default="poisson")
-    p.add_argument("--burstiness-cv", type=float, default=3.0)
-    p.add_argument("--prompt-tokens", type=int, default=512, help="mean prompt length")
-    p.add_argument("--output-tokens", type=int, default=128, help="mean output length")
-    p.add_argument("--length-dist", choices=LENGTH_DISTS, default="lognormal")
-    p.add_argument("--batch-fraction", type=float, default=0.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--shared-prefix-tokens", type=int, default=0)
-    p.add_argument("--n-samples", type=int, default=1)
+    # The defaults are the README's default scenario, the app's (analysis/scenario.py DEFAULT_SCENARIO): 64
+    # long-among-chats requests at 16 QPS, 300-token chats, 128-token outputs, so `simulate --json` reproduces the
+    # README's figures. The budget is left to the engine (the app's 512 is its own choice, see the README).
+    w = DEFAULT_SCENARIO.workload
+    p.add_argument("--workload", default=DEFAULT_SCENARIO.workload_preset, help=f"preset: {', '.join(PRESETS)}")
+    p.add_argument("--num-requests", type=int, default=w.num_requests)
+    p.add_argument("--qps", type=float, default=w.qps)
+    p.add_argument("--arrival", choices=ARRIVALS, default=w.arrival)
+    p.add_argument("--burstiness-cv", type=float, default=w.burstiness_cv)
+    p.add_argument("--prompt-tokens", type=int, default=w.prompt_tokens, help="mean prompt length")
+    p.add_argument("--output-tokens", type=int, default=w.output_tokens, help="mean output length")
+    p.add_argument("--length-dist", choices=LENGTH_DISTS, default=w.length_dist)
+    p.add_argument("--batch-fraction", type=float, default=w.batch_fraction)
+    p.add_argument("--seed", type=int, default=w.seed)
+    p.add_argument("--shared-prefix-tokens", type=int, default=w.shared_prefix_tokens)
+    p.add_argument("--n-samples", type=int, default=w.n_samples)
     p.add_argument("--max-tokens", default="output",
                    help="the client's max_tokens: output (each request's true length, as benchmark clients send; "
                         "default), unset (as chat clients often do) or N (a cap: outputs are cut to N)")
@@ -120,7 +124,13 @@ def _add_workload_flags(p: argparse.ArgumentParser) -> None:
 def _add_cache_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-size", type=int, default=None,
                    help="tokens per KV block (default: the engine's: vLLM 16, TensorRT-LLM tokens_per_block 32)")
-    p.add_argument("--enable-prefix-caching", action="store_true")
+    # vLLM's own pair (BooleanOptionalAction, as vllm serve's --enable-prefix-caching / --no-enable-prefix-caching);
+    # unset = the engine's default (PolicyEntry.prefix_caching_default). SGLang's name for "off" works too.
+    p.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
+                   help="reuse cached full blocks across requests (default: the engine's: on for vLLM V1, SGLang and "
+                        "TensorRT-LLM, off for vLLM V0, Sarathi-Serve, Orca and static)")
+    p.add_argument("--disable-radix-cache", action="store_true",
+                   help="SGLang's name for --no-enable-prefix-caching")
     p.add_argument("--eviction", choices=EVICTION_NAMES, default="lru")
     p.add_argument("--allocation", choices=ALLOCATION_NAMES, default="incremental")
     p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
@@ -157,7 +167,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                                 parallel_sampling=args.parallel_sampling,
                                 scheduling_policy=args.scheduling_policy)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
-                        num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=args.enable_prefix_caching,
+                        num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=_prefix_caching(args),
                         eviction=args.eviction, allocation=args.allocation)
     cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
@@ -165,6 +175,16 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                     record_detail=_record_detail(args), explicit_requests=load_trace_requests(args),
                     cost_profile=profile, fast_forward=getattr(args, "fast_forward", True),
                     deployment=deployment_from_args(args), max_tokens=parse_max_tokens(args.max_tokens))
+
+
+def _prefix_caching(args: argparse.Namespace) -> bool | None:
+    """--enable-prefix-caching / --no-enable-prefix-caching / --disable-radix-cache; None: the engine's default."""
+    if not getattr(args, "disable_radix_cache", False):
+        return args.enable_prefix_caching
+    if args.enable_prefix_caching:
+        raise InputError("--disable-radix-cache turns prefix caching off, but --enable-prefix-caching turns it on: "
+                         "give one of them")
+    return False
 
 
 def _with_max_model_len(model: ModelSpec, max_model_len: int | None) -> ModelSpec:
@@ -212,7 +232,8 @@ def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
     out = m.to_dict()
     slo_e2e = args.slo_e2e_ms / 1e3 if args.slo_e2e_ms is not None else None
     out.update(goodput(trace, Slo(slo_ttft, slo_tbt, slo_e2e)))
-    out.update(budget_tokens=trace.budget_tokens, max_num_seqs=trace.max_num_seqs, slo_e2e_s=slo_e2e, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
+    out.update(budget_tokens=trace.budget_tokens, max_num_seqs=trace.max_num_seqs, prefix_caching=trace.prefix_caching,
+               slo_e2e_s=slo_e2e, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
                peak_blocks_used=trace.peak_blocks_used, num_evicted_blocks=trace.num_evicted_blocks,
                blocks_in_use_at_end=trace.blocks_in_use_at_end, fast_forwarded_steps=trace.fast_forwarded_steps,
                first_rejection_reason=next((r.rejected_reason for r in trace.requests if r.rejected_reason), None))

@@ -92,7 +92,11 @@ class CacheConfig:
         "help": "Fraction of GPU memory for weights + KV cache (vLLM default 0.9)"})
     num_gpu_blocks: int | None = field(default=None, metadata={
         "help": "Override the number of KV blocks (None: derive from memory)"})
-    enable_prefix_caching: bool = field(default=False, metadata={"help": "Reuse cached full blocks across requests"})
+    # None: the engine's default (PolicyEntry.prefix_caching_default, resolved by policies/resolve.py
+    # resolve_prefix_caching): on for vLLM V1, SGLang and TensorRT-LLM, off for vLLM V0, Sarathi-Serve, Orca, static.
+    enable_prefix_caching: bool | None = field(default=None, metadata={
+        "help": "Reuse cached full blocks across requests; None: the engine's default (on for vLLM V1, SGLang, "
+                "TensorRT-LLM)"})
     eviction: str = field(default="lru", metadata={"help": "Which cached free block dies first: lru, fifo or lfu"})
     allocation: str = field(default="incremental", metadata={
         "help": "incremental (vLLM V1: blocks per step) or reserve (v0/Sarathi: whole prompt at admission)"})
@@ -109,6 +113,9 @@ class CacheConfig:
             check_positive_int("num_gpu_blocks", self.num_gpu_blocks)
             if self.num_gpu_blocks > MAX_NUM_GPU_BLOCKS:
                 raise ValueError(f"num_gpu_blocks must be at most {MAX_NUM_GPU_BLOCKS:,}, got {self.num_gpu_blocks:,}")
+        if self.enable_prefix_caching is not None and not isinstance(self.enable_prefix_caching, bool):
+            raise ValueError(f"enable_prefix_caching must be true, false or None (the engine's default), "
+                             f"got {self.enable_prefix_caching!r}")
         if self.eviction not in EVICTION_NAMES:
             raise ValueError(f"eviction must be one of {', '.join(EVICTION_NAMES)}, got {self.eviction!r}")
         if self.allocation not in ALLOCATION_NAMES:

@@ -54,7 +54,7 @@ class RunState:
         kv = self.ctx.kv
         return Trace(
             policy=self.config.scheduler.policy, budget_tokens=self.ctx.max_num_batched_tokens,
-            max_num_seqs=self.ctx.knobs.max_num_seqs,
+            max_num_seqs=self.ctx.knobs.max_num_seqs, prefix_caching=self.ctx.knobs.prefix_caching,
             num_gpu_blocks=kv.num_total_blocks, block_size=kv.block_size,
             steps=records, requests=tuple(self._result(rid) for rid in sorted(self.requests)),
             num_steps=self.num_steps, makespan_s=end_s, busy_s=self.busy_s, tbt_gaps_s=self._gaps(),

@@ -66,6 +66,7 @@ def merge_traces(config: SimConfig, instances: Sequence[InstanceRun], transfers:
         blocks_in_use_at_end=sum(t.blocks_in_use_at_end for t in traces),
         num_evicted_blocks=sum(t.num_evicted_blocks for t in traces),
         num_stall_steps=sum(t.num_stall_steps for t in traces), max_num_seqs=first.max_num_seqs,
+        prefix_caching=first.prefix_caching,
         fast_forwarded_steps=sum(t.fast_forwarded_steps for t in traces), knob_notes=first.knob_notes)
 
 

@@ -16,7 +16,7 @@ from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.simulator.decision import decide
 from chunkviz.simulator.events import Arrived, DecodeStalled
 from chunkviz.simulator import fast_forward
-from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, make_kv_manager
+from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, make_kv_manager, num_gpu_blocks
 from chunkviz.cost.profiled import make_step_coster
 from chunkviz.request import Request
 from chunkviz.simulator.knobs import Knobs
@@ -95,9 +95,9 @@ def _rejection_reason(config: SimConfig, run: RunState, request: Request) -> str
 
 def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
     """The scheduler's view of one run: queues, KV manager, resolved knobs and the policy's victim rule."""
-    kv = make_kv_manager(config, list(pending), emit)
+    knobs = resolve_knobs(config, num_gpu_blocks(config))  # before the manager: it reads the resolved caching
+    kv = make_kv_manager(config, list(pending), emit, knobs.prefix_caching)
     entry = policy_entry(config.scheduler.policy)
-    knobs = resolve_knobs(config, kv.num_total_blocks)  # refuses priority where the entry does not take it
     by_priority = config.scheduler.scheduling_policy == "priority"
     victim = entry.priority_victim if by_priority and entry.priority_victim is not None else entry.victim
     return SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler, knobs=knobs, emit=emit,

@@ -17,3 +17,6 @@ class Knobs:
     chunks_prompts: bool  # the policy splits a prompt over several steps
     reserve_prompt: bool  # a prompt's (or recompute's) blocks are all taken when it is first scheduled
     max_model_len_tokens: int  # the model's max length (--max-model-len): what rules reserve for an unset max_tokens
+    # Full blocks are kept under chained keys and reused across requests: the run's setting, or when it left it at
+    # None, what the engine ships (PolicyEntry.prefix_caching_default).
+    prefix_caching: bool = False

@@ -106,6 +106,9 @@ class Trace:
     num_evicted_blocks: int
     num_stall_steps: int
     max_num_seqs: int = 0  # the resolved limit (0 in traces written before it was recorded)
+    # The resolved prefix caching (Knobs.prefix_caching: the engine's default when the run left it at None); False
+    # in traces written before it was recorded, which all ran with it off unless asked.
+    prefix_caching: bool = False
     # How the run was computed, not what it computed: equal traces may differ here, and JSON leaves it out.
     fast_forwarded_steps: int = field(default=0, compare=False, metadata={"json": False})
     # Settings that ran but contradict each other (policies.resolve.knob_notes), found when the run resolved its

@@ -39,6 +39,17 @@ def test_ttft_cost_is_taught_with_p99_and_a_try_it_that_sets_the_threshold():
     assert at.query_params["thr"] in (["256"], "256")
 
 
+def test_the_page_says_which_engine_ships_prefix_caching_and_what_it_did():
+    """vLLM V1 ships it on, V0 off; the default workload's prompts share nothing (no hit), a shared system prompt
+    gives the V1 engine hits (its measured share)."""
+    at = open_app()
+    assert "Prefix caching as each engine ships it: on in" in texts(at) and "changes nothing here" in texts(at)
+    at.selectbox(key="pb").set_value("monolithic").run()  # both off: nothing to say
+    assert "Prefix caching as each engine ships it" not in texts(at)
+    shared = open_app(preset="shared-system-prompt", n="16")
+    assert "of prompt tokens from the cache" in texts(shared) and not shared.exception
+
+
 def test_reruns_without_a_scenario_change_send_identical_data():
     at = open_app()
     first = _data(at)["version"]

@@ -50,10 +50,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.sweep.body": (
         "Goodput per GPU (requests/s): the highest load at which {n} requests (chats of 300 tokens, every 8th a "
         "document) meet TTFT p90 ≤ {ttft_ms:.0f} ms and TBT p99 ≤ {tbt_ms:.0f} ms, divided by the 2 GPUs. "
-        "Rows: the documents' length; columns: colocated, and 1P+1D over each link.",
+        "Rows: the documents' length; columns: colocated, and 1P+1D over each link. Prefix caching is off here: "
+        "these prompts share nothing, so it would not change a figure.",
         "每块 GPU 的有效吞吐（请求/秒）：{n} 个请求（300 token 的对话，每 8 个里有 1 篇文档）同时满足首字延迟 "
         "p90 ≤ {ttft_ms:.0f} 毫秒、字间延迟 p99 ≤ {tbt_ms:.0f} 毫秒的最高负载，再除以 2 块 GPU。"
-        "行：文档长度；列：同置，以及经各条链路的 1P+1D。"),
+        "行：文档长度；列：同置，以及经各条链路的 1P+1D。这里关闭前缀缓存：这些提示词互不共享前缀，开启也不会改变任何数字。"),
     "chx.split.sweep.doc": ("document tokens", "文档 token 数"),
     "chx.split.sweep.colocated": ("colocated", "同置"),
     "chx.split.sweep.disagg": ("1P+1D · {link}", "1P+1D · {link}"),

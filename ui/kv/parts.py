@@ -15,6 +15,7 @@ from chunkviz.analysis.scenario import Scenario
 from chunkviz.config import ALLOCATION_NAMES, EVICTION_NAMES, CacheConfig
 from chunkviz.lessons.kv_view import (BLOCK_SIZES, KV_SCENARIOS, MAX_BLOCKS, MAX_REQUESTS, MIN_BLOCKS, MIN_REQUESTS,
                                       TEACHING_MAX_MODEL_LEN_TOKENS, kv_scenario, memory_series)
+from chunkviz.simulator.policies.registry import policy_entry
 from chunkviz.simulator.trace import Trace
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario, definitions, finite
@@ -29,7 +30,9 @@ def kv_controls() -> tuple[Scenario, Scenario, bool]:
     block_size = stepped_choice(c[2], t("kv.bs"), BLOCK_SIZES, "kv_bs", 16)
     num_requests = number(c[3], t("kv.n"), MIN_REQUESTS, MAX_REQUESTS, 16, 1, "kv_n")
     c = st.columns([2, 3, 3], vertical_alignment="bottom")
-    seed("kv_cache", True, lambda raw: choice_parser(("True", "False"))(raw) == "True")
+    # Defaults to what the sidebar's engine ships (on for vLLM V1, SGLang, TensorRT-LLM; off for V0 and the others).
+    engine_default = policy_entry(base_scenario().scheduler.policy).prefix_caching_default
+    seed("kv_cache", engine_default, lambda raw: choice_parser(("True", "False"))(raw) == "True")
     caching = bool(c[0].toggle(t("kv.cache"), key="kv_cache", help=t("kv.cache_help")))
     publish("kv_cache")
     evict = choice(c[1], t("kv.evict"), EVICTION_NAMES, "kv_evict", "lru", labeler("kv.evict."))

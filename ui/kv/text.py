@@ -27,8 +27,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kv.bs": ("block_size (tokens per block)", "block_size（每块 token 数）"),
     "kv.n": ("Requests", "请求数"),
     "kv.cache": ("enable_prefix_caching", "开启前缀缓存"),
-    "kv.cache_help": ("vLLM's --enable-prefix-caching: full blocks are kept under a chained key and reused.",
-                      "vLLM 的 `--enable-prefix-caching`：写满的块按链式键保存并复用。"),
+    "kv.cache_help": ("vLLM's --enable-prefix-caching: full blocks are kept under a chained key and reused. On by "
+                      "default in vLLM V1, SGLang (radix cache) and TensorRT-LLM (block reuse); off in vLLM V0.",
+                      "vLLM 的 `--enable-prefix-caching`：写满的块按链式键保存并复用。vLLM V1、SGLang（基数树缓存）"
+                      "和 TensorRT-LLM（块复用）默认开启；vLLM V0 默认关闭。"),
     "kv.evict": ("Eviction order", "淘汰顺序"),
     "kv.evict.lru": ("LRU (vLLM: least recently freed first)", "LRU（vLLM：最久之前释放的先淘汰）"),
     "kv.evict.fifo": ("FIFO (cached earliest first)", "FIFO（最早缓存的先淘汰）"),

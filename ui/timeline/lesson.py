@@ -13,6 +13,7 @@ import streamlit as st
 from chunkviz.analysis.metrics import Metrics, summarize
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.simulator.policies.registry import POLICY_NAMES, policy_entry
+from chunkviz.simulator.trace import Trace
 from ui.i18n import labeler, t
 from ui.page_common import base_scenario
 from ui.runs import trace_or_error
@@ -69,3 +70,14 @@ def ttft_lesson(policy_a: str, policy_b: str, budget: int, threshold: int, m_a: 
     cols[1].markdown(t("tl.try_effect", v=suggestion, p50=m_b.ttft_s.p50 * 1e3, p50_fix=m_fix.ttft_s.p50 * 1e3,
                        p99=m_b.ttft_s.p99 * 1e3, p99_fix=m_fix.ttft_s.p99 * 1e3, tbt=m_b.tbt_s.p99 * 1e3,
                        tbt_fix=m_fix.tbt_s.p99 * 1e3))
+
+
+def caching_note(policy_a: str, policy_b: str, trace_a: Trace, trace_b: Trace, m_a: Metrics, m_b: Metrics) -> None:
+    """When one engine ships prefix caching on and the other off (vLLM V1 vs V0), say so and what it did here."""
+    if trace_a.prefix_caching == trace_b.prefix_caching:
+        return
+    (on, m_on), off = ((policy_a, m_a), policy_b) if trace_a.prefix_caching else ((policy_b, m_b), policy_a)
+    name_on = t(f"policy.{on}")
+    rate = m_on.prefix_hit_rate
+    effect = t("tl.caching_hits", on=name_on, rate=rate) if rate > 0 else t("tl.caching_none")
+    st.caption(t("tl.caching_note", on=name_on, off=t(f"policy.{off}"), effect=effect))

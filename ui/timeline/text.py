@@ -53,4 +53,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "解决办法：限制一个提示词每步最多用多少 token，让剩下的预算接纳新聊天。这里用 {v} 实测：首字延迟 p50 "
         "{p50:.1f} → **{p50_fix:.1f} 毫秒**，首字延迟 p99 {p99:.1f} → {p99_fix:.1f} 毫秒（长提示词本身要更多步），"
         "字间延迟 p99 {tbt:.1f} → {tbt_fix:.1f} 毫秒。"),
+    "tl.caching_note": (
+        "Prefix caching as each engine ships it: on in {on}, off in {off}. {effect}",
+        "前缀缓存按各引擎的默认设置：{on} 开启，{off} 关闭。{effect}"),
+    "tl.caching_none": ("No prompt in this workload shares a prefix with another, so it changes nothing here.",
+                        "这个负载中没有提示词与其他提示词共享前缀，所以这里它没有任何影响。"),
+    "tl.caching_hits": ("Here {on} reads {rate:.0%} of prompt tokens from the cache, so part of its lead is the "
+                        "cache, not the scheduling.",
+                        "这里 {on} 有 {rate:.0%} 的提示词 token 来自缓存，所以它的优势有一部分来自缓存，而不是调度。"),
 }

@@ -101,7 +101,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.lbl.output_tokens": ("output tokens", "输出 token"),
     "rt.replay": ("Replay: prefill-first vs chunked prefill", "回放：预填充优先与分块预填充对比"),
     "rt.replay_note": ("Same requests on the sidebar's model and GPU ({model} on {gpu}); only the scheduler "
-                       "differs.", "同一批请求，使用侧边栏的模型和 GPU（{model}，{gpu}）；只有调度器不同。"),
+                       "differs. Prefix caching is off in both here (vLLM V1 ships it on), so the cards compare the "
+                       "schedulers alone; the prefix-cache study below measures the cache.",
+                       "同一批请求，使用侧边栏的模型和 GPU（{model}，{gpu}）；只有调度器不同。这里两者都关闭前缀缓存"
+                       "（vLLM V1 默认开启），因此卡片只比较调度器；下方的前缀缓存分析衡量缓存本身。"),
     "rt.budget": ("max_num_batched_tokens (chunked engine)", "max_num_batched_tokens（分块引擎）"),
     "rt.eng.monolithic": ("prefill-first (vLLM V0)", "预填充优先（vLLM V0）"),
     "rt.eng.chunked": ("Chunked prefill, budget {budget}", "分块预填充，预算 {budget}"),

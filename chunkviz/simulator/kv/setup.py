@@ -39,15 +39,15 @@ def num_gpu_blocks(config: SimConfig) -> int:
     return min(int(free_bytes // block_bytes), MAX_NUM_GPU_BLOCKS)
 
 
-def needs_paged_manager(config: SimConfig, requests: Sequence[Request]) -> bool:
-    """Block identities matter for snapshots, prefix caching and parallel sampling; otherwise counting is enough."""
-    return (config.record_detail or config.cache.enable_prefix_caching
-            or any(r.n_samples > 1 for r in requests))
+def needs_paged_manager(config: SimConfig, requests: Sequence[Request], prefix_caching: bool) -> bool:
+    """Block identities matter for snapshots, prefix caching and parallel sampling; otherwise counting is enough.
+    `prefix_caching` is the run's resolved setting (Knobs.prefix_caching: the engine's default when left None)."""
+    return config.record_detail or prefix_caching or any(r.n_samples > 1 for r in requests)
 
 
-def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callable[[object], None]) -> KvManager:
+def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callable[[object], None],
+                    prefix_caching: bool) -> KvManager:
     num_blocks = num_gpu_blocks(config)
-    if needs_paged_manager(config, requests):
-        return BlockManager(num_blocks, config.cache.block_size, config.cache.enable_prefix_caching,
-                            config.cache.eviction, emit)
+    if needs_paged_manager(config, requests, prefix_caching):
+        return BlockManager(num_blocks, config.cache.block_size, prefix_caching, config.cache.eviction, emit)
     return CountingKvManager(num_blocks, config.cache.block_size)

@@ -1,9 +1,9 @@
 """The policy registry: one entry per policy, carrying its schedule function and every trait the code asks about.
 
 Invariant: everything the rest of the code asks about a policy (its name, whether it chunks prompts, whether it
-reserves a prompt's blocks at admission, whom it preempts, its defaults, what its engine refuses at start-up,
-whether the fast path may replay it, which vLLM switch it models, its label in English and Chinese) is read from its
-entry here, so a new policy is one schedule function plus one entry, and no module outside this one compares a
+reserves a prompt's blocks at admission, whom it preempts, its defaults (prefix caching included), what its engine
+refuses at start-up, whether the fast path may replay it, which vLLM switch it models, its label in English and
+Chinese) is read from its entry here, so a new policy is one schedule function plus one entry, and no module outside this one compares a
 policy's name (tests/test_policies.py checks it).
 """
 
@@ -64,6 +64,15 @@ class PolicyEntry:
     # Tokens per KV block when the user gives none (CacheConfig.block_size None): vLLM CacheConfig.block_size 16;
     # TensorRT-LLM KvCacheConfig.tokens_per_block 32 (tensorrt_llm/llmapi/llm_args.py, commit fcd3f316).
     default_block_size_tokens: int = 16
+    # Prefix caching when the run leaves CacheConfig.enable_prefix_caching at None: what the engine ships.
+    # On: vLLM V1 (vllm/config/cache.py CacheConfig.enable_prefix_caching = True, main @002f10e; since V1 became the
+    # default, vllm/engine/arg_utils.py EngineArgs._set_default_args_v1 "V1 enables prefix caching by default",
+    # v0.8), SGLang (python/sglang/srt/server_args.py ServerArgs.disable_radix_cache = False), TensorRT-LLM
+    # (tensorrt_llm/llmapi/llm_args.py KvCacheConfig.enable_block_reuse = True). Off: vLLM V0 (arg_utils.py
+    # _set_default_args_v0 leaves it unset, and V0's CacheConfig treats unset as off; V0 also refused sha256
+    # hashing), Sarathi-Serve (sarathi/core/block_space_manager/base_block_space_manager.py BlockAllocator: a plain
+    # free list, no block hashes), Orca and static batching (the papers have no prefix cache).
+    prefix_caching_default: bool = False
 
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
@@ -86,12 +95,12 @@ _ENTRIES = (
                 label_zh="vLLM V1（关闭分块预填充）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule (enable_chunked_prefill=False)",
                 refusals=r.VLLM_NO_CHUNK, fast_path=True, vllm_enable_chunked_prefill=False, takes_priority=True,
-                priority_victim=lowest_priority_victim),
+                priority_victim=lowest_priority_victim, prefix_caching_default=True),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v1_defaults, label_en="chunked prefill (vLLM V1)", label_zh="分块预填充（vLLM V1）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
-                vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim),
+                vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim, prefix_caching_default=True),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
                 defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
@@ -100,12 +109,12 @@ _ENTRIES = (
     PolicyEntry("sglang", schedule_sglang, chunks_prompts=True, reserves_prompt=True, victim=fewest_outputs_victim,
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
-                takes_priority=True),
+                takes_priority=True, prefix_caching_default=True),
     PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
-                takes_prefill_threshold=False, default_block_size_tokens=32),
+                takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),

@@ -1,5 +1,5 @@
-"""resolve_knobs: the one place where a run's None knobs get the engine's defaults and where configurations the
-engine refuses are refused with its reason.
+"""resolve_knobs: the one place where a run's None knobs (the budget, max_num_seqs, prefix caching) get the engine's
+defaults and where configurations the engine refuses are refused with its reason.
 
 Invariant: the Knobs it returns pass every start-up check the policy's entry lists (PolicyEntry.refusals, e.g. vLLM
 SchedulerConfig._verify_args); a refusal raises InputError naming the setting, the limit and the engine's reason.
@@ -51,7 +51,20 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     # TRT-LLM has no such knob at all (PolicyEntry.takes_prefill_threshold).
     threshold = s.long_prefill_token_threshold if chunks and entry.takes_prefill_threshold else 0
     reserve = entry.reserves(s) or config.cache.allocation == "reserve"
-    return Knobs(tokens, seqs, threshold, chunks, reserve, config.model.max_model_len_tokens)
+    return Knobs(tokens, seqs, threshold, chunks, reserve, config.model.max_model_len_tokens,
+                 resolve_prefix_caching(config))
+
+
+def resolve_prefix_caching(config: SimConfig) -> bool:
+    """Prefix caching as set, or (None) as the policy's engine ships it (PolicyEntry.prefix_caching_default: vLLM
+    V1, SGLang and TensorRT-LLM on; vLLM V0, Sarathi-Serve, Orca and static batching off)."""
+    setting = config.cache.enable_prefix_caching
+    if setting is not None:
+        return setting
+    try:
+        return policy_entry(config.scheduler.policy).prefix_caching_default
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 def knob_notes(config: SimConfig, knobs: Knobs, num_gpu_blocks: int) -> list[str]:
