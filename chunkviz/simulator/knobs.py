@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.cost.step_pricing import EAGER, StepPricing
+
 
 @dataclass(frozen=True, slots=True)
 class Knobs:
@@ -17,3 +19,4 @@ class Knobs:
     chunks_prompts: bool  # the policy splits a prompt over several steps
     reserve_prompt: bool  # a prompt's (or recompute's) blocks are all taken when it is first scheduled
     max_model_len_tokens: int  # the model's max length (--max-model-len): what rules reserve for an unset max_tokens
+    step_pricing: StepPricing = EAGER  # how the engine runs a step on the host (CUDA graphs, overlap scheduling)

@@ -33,7 +33,11 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     # TRT-LLM has no such knob at all (PolicyEntry.takes_prefill_threshold).
     threshold = s.long_prefill_token_threshold if chunks and entry.takes_prefill_threshold else 0
     reserve = entry.reserves(s) or config.cache.allocation == "reserve"
-    return Knobs(tokens, seqs, threshold, chunks, reserve, config.model.max_model_len_tokens)
+    try:  # the engine's CUDA graphs and overlap scheduling, with the user's switches (policies/pricing.py)
+        pricing = entry.step_pricing(config, seqs)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return Knobs(tokens, seqs, threshold, chunks, reserve, config.model.max_model_len_tokens, pricing)
 
 
 def knob_notes(config: SimConfig, knobs: Knobs, num_gpu_blocks: int) -> list[str]:
