@@ -22,8 +22,8 @@ admit_waiting / allocate, apply.apply_plan / _sample_token / _finish, apply.RunS
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical, host time included (step_pricing: the decode batch's CUDA-graph mode and padding come from the
-coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)). Token gaps of a step are one run (value, count): from the second step on every sequence's
-previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
+coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)). Token gaps of a step are one run
+(value, count): from the second step on every sequence's previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
 operations element-wise). The exact path is used for everything else: detailed runs, prefix caching and parallel
 sampling (the paged manager), long_prefill_token_threshold, measured cost profiles, policies whose entry leaves
 `fast_path` off (SGLang's ratio dynamics, ...), and any state where memory might run short.
