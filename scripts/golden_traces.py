@@ -37,10 +37,21 @@ SCENARIOS: dict[str, list[str]] = {
 }
 
 
+# The same scenarios with every engine's CUDA graphs and overlap scheduling switched off: their hashes are the
+# traces of every policy from before steps were priced as the engines run them (issue 23, cost/step_pricing.py),
+# kept to show that these switches restore the old price exactly.
+EAGER_PREFIX = "eager-no-overlap:"
+EAGER_FLAGS = ("--enforce-eager", "--no-async-scheduling")
+EAGER_SCENARIOS = ("long-among-chats", "tiny-cache-preemption")
+
+
 def trace_sha256(name: str, policy: str) -> str:
+    """`name` is a scenario, or EAGER_PREFIX + scenario for the run with graphs and overlap off."""
+    extra = EAGER_FLAGS if name.startswith(EAGER_PREFIX) else ()
+    name = name.removeprefix(EAGER_PREFIX)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "trace.json"
-        cmd = [sys.executable, "-m", "chunkviz", "simulate", *_flags(name, policy), "--policy", policy,
+        cmd = [sys.executable, "-m", "chunkviz", "simulate", *_flags(name, policy), "--policy", policy, *extra,
                "--trace-out", str(out)]
         subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
         return hashlib.sha256(out.read_bytes()).hexdigest()
@@ -54,8 +65,13 @@ def _flags(name: str, policy: str) -> list[str]:
     return flags
 
 
+def all_keys() -> list[str]:
+    names = [*SCENARIOS, *(EAGER_PREFIX + name for name in EAGER_SCENARIOS)]
+    return [f"{name}/{policy}" for name in names for policy in POLICIES]
+
+
 def all_hashes() -> dict[str, str]:
-    return {f"{name}/{policy}": trace_sha256(name, policy) for name in SCENARIOS for policy in POLICIES}
+    return {key: trace_sha256(*key.split("/")) for key in all_keys()}
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from chunkviz.cost.roofline import shape_of
 from chunkviz.errors import InputError
 from chunkviz.request import Request
 from chunkviz.simulator.deployment import DeploymentSpec, run_deployment
-from chunkviz.simulator.engine import simulate
+from chunkviz.simulator.engine import resolve_knobs, simulate
 from chunkviz.simulator.kv_link import KV_LINKS, parse_kv_link
 from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.simulator.routing import route_in_flight, route_prefill
@@ -34,7 +34,8 @@ def test_lone_request_ttft_is_prefill_plus_transfer(mode):
     config = BASE.with_policy("chunked", 8192).sim_config()
     prompt, link = 4000, KV_LINKS["rdma-100"]
     run = run_deployment(config, [Request(0, 0.25, prompt, 8)], _disagg(kv_link=link, transfer_mode=mode))
-    prefill_s = make_step_coster(config)(shape_of(((prompt, 0),), ())).total_s  # one step: the budget holds it
+    pricing = resolve_knobs(config, 10_000).step_pricing  # the engine's CUDA graphs and overlap scheduling
+    prefill_s = make_step_coster(config, pricing)(shape_of(((prompt, 0),), ())).total_s  # one step: the budget holds it
     wire_s = config.model.kv_bytes_per_token * prompt / link.bytes_per_s
     if mode == "after-prefill":
         transfer_s = wire_s + link.latency_s

@@ -85,7 +85,9 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
                    help="vLLM's --scheduling-policy: fcfs, or priority (waiting requests by (priority, arrival), "
                         "lower first: chats 0 before documents 1; vLLM's victim is then the lowest priority); for "
                         "sglang, its --enable-priority-scheduling with --schedule-low-priority-values-first")
-    p.add_argument("--step-overhead-ms", type=float, default=2.0)
+    p.add_argument("--step-overhead-ms", type=float, default=2.0,
+                   help="CPU time of an eager step without overlap (launches, scheduling, sampling)")
+    _add_step_pricing_flags(p)
     p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
     _add_cache_flags(p)
@@ -97,6 +99,20 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sample", type=int, default=None, help="keep a seeded sample of N requests")
     p.add_argument("--no-fast-forward", dest="fast_forward", action="store_false",
                    help="simulate every step exactly (for checks; results are identical)")
+
+
+def _add_step_pricing_flags(p: argparse.ArgumentParser) -> None:
+    """How the engine runs a step on the host, by each engine's own switch names (cost/step_pricing.py)."""
+    p.add_argument("--async-scheduling", dest="overlap_scheduling", action=argparse.BooleanOptionalAction,
+                   default=None, help="vLLM: overlap the next step's scheduling with this step's GPU work "
+                                      "(default: the engine's; on for vLLM V1, SGLang, TensorRT-LLM)")
+    p.add_argument("--disable-overlap-schedule", dest="overlap_scheduling", action="store_const", const=False,
+                   help="SGLang's name for --no-async-scheduling (TensorRT-LLM: disable_overlap_scheduler)")
+    p.add_argument("--enforce-eager", action="store_true",
+                   help="vLLM: no CUDA graphs, every kernel launched eagerly (SGLang --disable-cuda-graph)")
+    p.add_argument("--disable-cuda-graph", dest="enforce_eager", action="store_true", help="SGLang's --enforce-eager")
+    p.add_argument("--cuda-graph-max-bs", type=int, default=None,
+                   help="largest decode batch replayed as a CUDA graph (default: the engine's)")
 
 
 def _add_workload_flags(p: argparse.ArgumentParser) -> None:
@@ -169,7 +185,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
                         num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=_prefix_caching(args),
                         eviction=args.eviction, allocation=args.allocation)
-    cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3)
+    cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3, overlap_scheduling=args.overlap_scheduling,
+                      enforce_eager=args.enforce_eager, cuda_graph_max_bs=args.cuda_graph_max_bs)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
                     record_detail=_record_detail(args), explicit_requests=load_trace_requests(args),

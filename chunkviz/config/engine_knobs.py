@@ -26,6 +26,9 @@ DEFAULT_POLICY = "chunked"
 # A paged run keeps one Python object per block; a million (≈200 MB) is far beyond any real GPU's cache at 16
 # tokens per block for these models (an H200 holds about 53,000 blocks of Llama-3-8B).
 MAX_NUM_GPU_BLOCKS = 1_000_000
+# Largest CUDA-graph batch a run may ask for: each captured size costs the engine memory and start-up time, and
+# the engines' own defaults stop at 512 (vLLM max_cudagraph_capture_size, SGLang cuda_graph_max_bs on B200).
+MAX_CUDA_GRAPH_BS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +134,16 @@ class CostConfig:
     mbu: float = field(default=0.78, metadata={
         "help": "Fraction of HBM bandwidth attention and lm_head kernels reach (vidur A100 linear kernels: about "
                 "78%); the dense layers use their own fitted value (chunkviz/cost/fitted.py)"})
+    overlap_scheduling: bool | None = field(default=None, metadata={
+        "help": "Hide the next step's CPU work behind this step's GPU work: vLLM --async-scheduling (on by default), "
+                "SGLang's overlap scheduler (--disable-overlap-schedule), TensorRT-LLM disable_overlap_scheduler. "
+                "None: the engine's default (chunkviz/cost/step_pricing.py)"})
+    enforce_eager: bool = field(default=False, metadata={
+        "help": "No CUDA graphs: vLLM --enforce-eager, SGLang --disable-cuda-graph, TensorRT-LLM "
+                "cuda_graph_config=None"})
+    cuda_graph_max_bs: int | None = field(default=None, metadata={
+        "help": "Largest decode batch captured as a CUDA graph: SGLang --cuda-graph-max-bs, vLLM "
+                "max_cudagraph_capture_size, TensorRT-LLM cuda_graph_config.max_batch_size. None: the engine's"})
 
     def __post_init__(self) -> None:
         o = self.step_overhead_s
@@ -138,3 +151,11 @@ class CostConfig:
             raise ValueError(f"step_overhead_s must be between 0 and 1 second, got {o!r}")
         if isinstance(self.mbu, bool) or not isinstance(self.mbu, (int, float)) or not (0.0 < self.mbu <= 1.0):
             raise ValueError(f"mbu must be in (0, 1], got {self.mbu!r}")
+        if self.overlap_scheduling is not None and not isinstance(self.overlap_scheduling, bool):
+            raise ValueError(f"overlap_scheduling must be true, false or None, got {self.overlap_scheduling!r}")
+        if not isinstance(self.enforce_eager, bool):
+            raise ValueError(f"enforce_eager must be true or false, got {self.enforce_eager!r}")
+        if self.cuda_graph_max_bs is not None:
+            check_positive_int("cuda_graph_max_bs", self.cuda_graph_max_bs)
+            if self.cuda_graph_max_bs > MAX_CUDA_GRAPH_BS:
+                raise ValueError(f"cuda_graph_max_bs must be at most {MAX_CUDA_GRAPH_BS}, got {self.cuda_graph_max_bs}")

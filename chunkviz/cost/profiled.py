@@ -1,7 +1,8 @@
 """Step costs from a measured profile: interpolated between measured steps, the roofline's shape outside them.
 
-Invariant: at a measured point the coster returns the measured median (times the layer scale) plus the configured
-step overhead; time never falls as tokens grow; a step outside the measured grid is counted in `num_fallbacks`.
+Invariant: at a measured point the coster returns the measured median (times the layer scale) plus the step's
+exposed host time (the configured step overhead under the default eager pricing); the forward time never falls as
+tokens grow; a step outside the measured grid is counted in `num_fallbacks`.
 
 How a profile is applied (the Measure page says the same):
 - A step with one token per sequence is a decode batch, looked up by (batch size, mean context). Any other step is
@@ -18,7 +19,9 @@ How a profile is applied (the Measure page says the same):
   prediction). The lm_head is scaled with the layers too, which overstates it when few layers were measured.
 - The terms (dense, attention, lm_head, communication) keep the roofline's proportions, rescaled to the measured
   forward time; FLOPs and bytes are the roofline's. The forward pass measured no scheduling or sampling, so the
-  configured step_overhead_s is still added; tensor_parallel is not applied to the measured single-device times.
+  step's host time is still added, priced as the roofline prices it (cost/step_pricing.py: CUDA-graph mode, and
+  with overlap scheduling only what the measured forward time does not cover); tensor_parallel is not applied to
+  the measured single-device times, nor is a graph's padding (the measured point of the real batch size is used).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Sequence
 
 from chunkviz.config import CostConfig, CostProfile, MeasuredPoint, PointKind, SimConfig
 from chunkviz.cost.roofline import StepCost, StepCoster, StepShape, shape_of
+from chunkviz.cost.step_pricing import EAGER, StepPricing, exposed_s
 
 __all__ = ["ProfiledStepCoster", "PointComparison", "compare_to_roofline", "make_step_coster"]
 
@@ -120,23 +124,26 @@ class ProfiledStepCoster:
         if (anchor_tokens, anchor_context) != (tokens, context):
             self.num_fallbacks += 1
             forward_s *= _forward_s(base) / _forward_s(self.fallback(_anchor(kind, anchor_tokens, anchor_context)))
-        return self._rescaled(base, forward_s)
+        return self._rescaled(base, forward_s, self.fallback.cpu_s_of(shape.num_tokens, shape.num_seqs))
 
-    def _rescaled(self, base: StepCost, forward_s: float) -> StepCost:
+    def _rescaled(self, base: StepCost, forward_s: float, cpu_s: float) -> StepCost:
         k = forward_s / _forward_s(base)
         dense_s, attention_s = base.dense_s * k, base.attention_s * k
         lm_head_s, communication_s = base.lm_head_s * k, base.communication_s * k
-        total_s = dense_s + attention_s + lm_head_s + communication_s + base.overhead_s
+        gpu_s = dense_s + attention_s + lm_head_s + communication_s
+        overhead_s = exposed_s(cpu_s, gpu_s, self.fallback.overlap)
+        total_s = gpu_s + overhead_s
         gpu, tp = self.fallback.gpu, self.fallback.tp
         return StepCost(dense_s=dense_s, attention_s=attention_s, lm_head_s=lm_head_s,
-                        communication_s=communication_s, overhead_s=base.overhead_s, total_s=total_s,
+                        communication_s=communication_s, overhead_s=overhead_s, total_s=total_s,
                         flops=base.flops, bytes=base.bytes, mfu=base.flops / (total_s * gpu.peak_flops_per_s * tp),
                         mbu=base.bytes / (total_s * gpu.hbm_bytes_per_s * tp))
 
 
-def make_step_coster(config: SimConfig) -> StepCoster | ProfiledStepCoster:
-    """The engine's coster: the roofline, or the measured profile when the config carries one."""
-    roofline = StepCoster(config.model, config.gpu, config.cost, config.tensor_parallel)
+def make_step_coster(config: SimConfig, pricing: StepPricing = EAGER) -> StepCoster | ProfiledStepCoster:
+    """The engine's coster: the roofline, or the measured profile when the config carries one; `pricing` is how
+    the engine runs a step on the host (simulator/policies/pricing.py resolves it per engine)."""
+    roofline = StepCoster(config.model, config.gpu, config.cost, config.tensor_parallel, pricing)
     return roofline if config.cost_profile is None else ProfiledStepCoster(config.cost_profile, roofline)
 
 

@@ -1,7 +1,9 @@
 """Roofline time of one engine step, as named terms that add up to the total.
 
-Invariant: total_s == dense_s + attention_s + lm_head_s + communication_s + overhead_s, and no term decreases when
-tokens, sequences or context are added to a step.
+Invariant: total_s == dense_s + attention_s + lm_head_s + communication_s + overhead_s, and no GPU term decreases
+when tokens, sequences or context are added to a step. overhead_s is the host time the step exposes, priced as the
+engine runs it (cost/step_pricing.py: CUDA-graph mode and overlap scheduling); with the default EAGER pricing it is
+CostConfig.step_overhead_s, a constant.
 
 Each term is its own roofline, max(FLOPs / (peak · efficiency), bytes / (bandwidth · MBU)), because the kernels of a
 step run one after another; summing per-kernel rooflines is what LLM-Viewer and vidur do as well (costmodel.md §1.1).
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from chunkviz.config import CostConfig, GpuSpec, ModelSpec
 from chunkviz.cost.fitted import A100_DENSE
 from chunkviz.cost.kernels import dense_layer_s
+from chunkviz.cost.step_pricing import EAGER, StepPricing, cpu_times_s, exposed_s, step_mode
 
 # Linear-layer MFU against tokens per step, measured on A100 by vidur (costmodel.md §1.3): 64→28%, 128→47%,
 # 256→65%, 512→72%, 2048→70%, 8192→74%. The 1024-token dip (66%) and the 512 peak are smoothed into a monotone
@@ -94,8 +97,11 @@ def _roofline_s(flops: float, bytes_: float, efficiency: float, gpu: GpuSpec, mb
 class StepCoster:
     """step_cost with the model/GPU constants worked out once (the engine calls it every step)."""
 
-    def __init__(self, model: ModelSpec, gpu: GpuSpec, cost: CostConfig = CostConfig(), tensor_parallel: int = 1):
-        self.model, self.gpu, self.cost, self.tp = model, gpu, cost, tensor_parallel
+    def __init__(self, model: ModelSpec, gpu: GpuSpec, cost: CostConfig = CostConfig(), tensor_parallel: int = 1,
+                 pricing: StepPricing = EAGER):
+        self.model, self.gpu, self.cost, self.tp, self.pricing = model, gpu, cost, tensor_parallel, pricing
+        self.overlap = pricing.overlap
+        self.cpu_s = cpu_times_s(model, cost)  # host seconds of a step per CUDA-graph mode
         self.dense_params = model.num_dense_params
         self.head_params = model.num_lm_head_params
         self.dense_bytes = float(self.dense_params * model.bytes_per_param)
@@ -122,21 +128,28 @@ class StepCoster:
         if shape.num_tokens <= 0:
             return StepCost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         gpu, tp, mbu, t = self.gpu, self.tp, self.cost.mbu, shape.num_tokens
+        mode, run_tokens = step_mode(self.pricing, t, shape.num_seqs)  # a graph computes its padded rows too
         dense_flops = 2.0 * t * self.dense_params
         attn_flops = self.attn_flops_per_pair * shape.attention_pairs
         attn_bytes = float((shape.kv_read_tokens + t) * self.kv_bytes_per_token)
         head_flops = 2.0 * shape.num_seqs * self.head_params
-        dense_s = self._dense_at(t)  # each GPU runs all t rows against its shard of every matrix
+        dense_s = self._dense_at(run_tokens)  # each GPU runs all rows against its shard of every matrix
         attention_s = _roofline_s(attn_flops / tp, attn_bytes / tp, ATTENTION_EFFICIENCY, gpu, mbu)
         lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, self._mfu_at(shape.num_seqs), gpu, mbu)
-        communication_s = self._communication_s(t)
-        total_s = dense_s + attention_s + lm_head_s + communication_s + self.cost.step_overhead_s
+        communication_s = self._communication_s(run_tokens)
+        gpu_s = dense_s + attention_s + lm_head_s + communication_s
+        overhead_s = exposed_s(self.cpu_s[mode], gpu_s, self.overlap)
+        total_s = gpu_s + overhead_s
         flops = dense_flops + attn_flops + head_flops
         bytes_ = self.dense_bytes + attn_bytes + self.head_bytes
         return StepCost(
             dense_s=dense_s, attention_s=attention_s, lm_head_s=lm_head_s, communication_s=communication_s,
-            overhead_s=self.cost.step_overhead_s, total_s=total_s, flops=flops, bytes=bytes_,
+            overhead_s=overhead_s, total_s=total_s, flops=flops, bytes=bytes_,
             mfu=flops / (total_s * gpu.peak_flops_per_s * tp), mbu=bytes_ / (total_s * gpu.hbm_bytes_per_s * tp))
+
+    def cpu_s_of(self, num_tokens: int, num_seqs: int) -> float:
+        """Host seconds of a step of this size, before any overlap (the fast path prices decode steps with it)."""
+        return self.cpu_s[step_mode(self.pricing, num_tokens, num_seqs)[0]]
 
     def _communication_s(self, num_tokens: int) -> float:
         if self.tp == 1:
@@ -150,6 +163,6 @@ class StepCoster:
 
 
 def step_cost(shape: StepShape, model: ModelSpec, gpu: GpuSpec, cost: CostConfig = CostConfig(),
-              tensor_parallel: int = 1) -> StepCost:
+              tensor_parallel: int = 1, pricing: StepPricing = EAGER) -> StepCost:
     """Time of one engine step on `tensor_parallel` GPUs, each holding 1/tp of weights, heads and KV."""
-    return StepCoster(model, gpu, cost, tensor_parallel)(shape)
+    return StepCoster(model, gpu, cost, tensor_parallel, pricing)(shape)

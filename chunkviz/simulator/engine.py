@@ -134,7 +134,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     ctx = _context(config, pending, emit)
     run = RunState(config=config, ctx=ctx)
     policy = policy_entry(config.scheduler.policy).schedule
-    cost_of = make_step_coster(config)
+    cost_of = make_step_coster(config, ctx.knobs.step_pricing)
     ff = fast_forward.make_fast_forward(config, ctx.kv, cost_of, ctx.knobs)
     records: list[StepRecord] = []
     now_s, num_idle_plans, detail_counts = 0.0, 0, (0, 0)

@@ -21,8 +21,9 @@ The rules replayed are chunkviz's own: policies/vllm.schedule_chunked, sched_com
 admit_waiting / allocate, apply.apply_plan / _sample_token / _finish, apply.RunState.record_step; they follow vLLM V1's
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
-is bit-identical. Token gaps of a step are one run (value, count): from the second step on every sequence's
-previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
+is bit-identical, host time included (step_pricing: the decode batch's CUDA-graph mode and padding come from the
+coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)). Token gaps of a step are one run
+(value, count): from the second step on every sequence's previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
 operations element-wise). The exact path is used for everything else: detailed runs, prefix caching and parallel
 sampling (the paged manager), long_prefill_token_threshold, measured cost profiles, policies whose entry leaves
 `fast_path` off (SGLang's ratio dynamics, ...), and any state where memory might run short.
@@ -62,7 +63,7 @@ class FastForward:
     step_seqs: list[int] = field(default_factory=list)  # n of each fast step
     step_context: list[int] = field(default_factory=list)  # summed context (kv_read_tokens) of each fast step
     gap_values_s: list[float] = field(default_factory=list)  # the shared token gap of each non-first fast step
-    by_n: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    by_n: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
     absorbs_arrivals: bool = False  # PolicyEntry.fast_path_absorbs_arrivals: admissions into a mixed step
     max_num_seqs: int = 0
     budget_tokens: int = 0
@@ -72,12 +73,13 @@ class FastForward:
     def num_steps(self) -> int:
         return len(self.step_seqs)
 
-    def fixed_terms(self, n: int) -> tuple[float, float, float]:
-        """(dense_s, lm_head_s, communication_s) of a step of n decodes: StepCoster's terms that ignore context."""
+    def fixed_terms(self, n: int) -> tuple[float, float, float, float]:
+        """(dense_s, lm_head_s, communication_s, cpu_s) of a step of n decodes: StepCoster's terms that ignore
+        context (dense at the CUDA graph's padded size, and the host time of the step's graph mode)."""
         terms = self.by_n.get(n)
         if terms is None:
             cost = self.coster(StepShape(n, n, n, 0))
-            terms = self.by_n[n] = (cost.dense_s, cost.lm_head_s, cost.communication_s)
+            terms = self.by_n[n] = (cost.dense_s, cost.lm_head_s, cost.communication_s, self.coster.cpu_s_of(n, n))
         return terms
 
 
@@ -187,7 +189,7 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
     StepCoster.__call__ and _roofline_s term by term for a shape (n, n, context + n, context).
     """
     c, bs = ff.coster, ff.block_size
-    tp, gpu, overhead_s = c.tp, c.gpu, c.cost.step_overhead_s
+    tp, gpu, overlap = c.tp, c.gpu, c.overlap
     peak_eff = gpu.peak_flops_per_s * ATTENTION_EFFICIENCY
     hbm_mbu = gpu.hbm_bytes_per_s * c.cost.mbu
     per_pair, kv_bytes = c.attn_flops_per_pair, c.kv_bytes_per_token
@@ -196,7 +198,7 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
     n, context, now_s, busy_s, num_steps, k = st.n, st.context, st.now_s, st.busy_s, st.num_steps, st.k
     durations, step_seqs, step_context, ends_s = st.durations, ff.step_seqs, ff.step_context, st.ends_s
     next_finish = finishes[0][0] if finishes else -1
-    dense_s, head_s, comm_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0)
+    dense_s, head_s, comm_s, cpu_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0, 0.0)
     while n and now_s < next_arrival_s and num_steps < step_limit:  # bounded by the step limit
         allocated = allocs_at[k % bs]
         free -= allocated
@@ -204,7 +206,9 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
         attn_flops = per_pair * pairs / tp
         compute_s = attn_flops / peak_eff if attn_flops > 0 else 0.0
         memory_s = float(pairs * kv_bytes) / tp / hbm_mbu
-        total_s = dense_s + (compute_s if compute_s > memory_s else memory_s) + head_s + comm_s + overhead_s
+        gpu_s = dense_s + (compute_s if compute_s > memory_s else memory_s) + head_s + comm_s
+        # step_pricing.exposed_s, inlined: with overlap only the host time the GPU's work does not cover.
+        total_s = gpu_s + ((cpu_s - gpu_s if cpu_s > gpu_s else 0.0) if overlap else cpu_s)
         now_s = now_s + total_s
         busy_s += total_s
         durations.append(total_s)  # MFU and MBU are left to finalize (vectorised)
@@ -225,7 +229,7 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
             n -= 1
             next_finish = finishes[0][0] if finishes else -1
             if n:
-                dense_s, head_s, comm_s = ff.fixed_terms(n)
+                dense_s, head_s, comm_s, cpu_s = ff.fixed_terms(n)
         # The peak is read after the step's frees (as record_step does); only a step that allocated can raise it.
         if allocated and total_blocks - free > peak:
             peak = total_blocks - free

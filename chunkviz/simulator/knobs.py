@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.cost.step_pricing import EAGER, StepPricing
+
 
 @dataclass(frozen=True, slots=True)
 class Knobs:
@@ -20,3 +22,4 @@ class Knobs:
     # Full blocks are kept under chained keys and reused across requests: the run's setting, or when it left it at
     # None, what the engine ships (PolicyEntry.prefix_caching_default).
     prefix_caching: bool = False
+    step_pricing: StepPricing = EAGER  # how the engine runs a step on the host (CUDA graphs, overlap scheduling)

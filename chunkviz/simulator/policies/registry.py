@@ -2,8 +2,9 @@
 
 Invariant: everything the rest of the code asks about a policy (its name, whether it chunks prompts, whether it
 reserves a prompt's blocks at admission, whom it preempts, its defaults (prefix caching included), what its engine
-refuses at start-up, whether the fast path may replay it, which vLLM switch it models, its label in English and
-Chinese) is read from its entry here, so a new policy is one schedule function plus one entry, and no module outside this one compares a
+refuses at start-up, whether the fast path may replay it, which vLLM switch it models, how its engine runs a step
+on the host (overlap scheduling, CUDA graphs), its label in English and Chinese) is read from its
+entry here, so a new policy is one schedule function plus one entry, and no module outside this one compares a
 policy's name (tests/test_policies.py checks it).
 """
 
@@ -12,7 +13,9 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import Callable
 
-from chunkviz.config import SchedulerConfig
+from chunkviz.config import SchedulerConfig, SimConfig
+from chunkviz.cost.step_pricing import StepPricing
+from chunkviz.simulator.policies import pricing as pr
 from chunkviz.simulator.policies import defaults as d
 from chunkviz.simulator.policies import refusals as r
 from chunkviz.simulator.policies.orca import schedule_orca
@@ -73,6 +76,10 @@ class PolicyEntry:
     # hashing), Sarathi-Serve (sarathi/core/block_space_manager/base_block_space_manager.py BlockAllocator: a plain
     # free list, no block hashes), Orca and static batching (the papers have no prefix cache).
     prefix_caching_default: bool = False
+    # How the engine runs a step on the host (policies/pricing.py, cost/step_pricing.py): whether the next step's CPU
+    # work overlaps this step's GPU work by default, and which steps it replays as CUDA graphs (None: all eager).
+    overlap_scheduling: bool = False
+    cuda_graphs: pr.GraphRule | None = None
 
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
@@ -84,23 +91,30 @@ class PolicyEntry:
     def reserves(self, scheduler: SchedulerConfig) -> bool:
         return self.reserves_prompt(scheduler) if callable(self.reserves_prompt) else self.reserves_prompt
 
+    def step_pricing(self, config: SimConfig, max_num_seqs: int) -> StepPricing:
+        """How this engine prices a step, with the user's --enforce-eager / overlap / --cuda-graph-max-bs applied."""
+        return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en)
+
 
 _ENTRIES = (
     PolicyEntry("monolithic", schedule_monolithic, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="prefill-first (vLLM V0)",
                 label_zh="预填充优先（vLLM V0）", follows="vllm/core/scheduler.py Scheduler._schedule_default",
-                refusals=r.VLLM_NO_CHUNK, fast_path=True),
+                refusals=r.VLLM_NO_CHUNK, fast_path=True, cuda_graphs=pr.vllm_v0_graphs),
     PolicyEntry("vllm-nochunk", schedule_vllm_nochunk, chunks_prompts=False, reserves_prompt=False,
                 victim=newest_victim, defaults=d.vllm_v1_defaults, label_en="vLLM V1, chunked prefill off",
                 label_zh="vLLM V1（关闭分块预填充）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule (enable_chunked_prefill=False)",
                 refusals=r.VLLM_NO_CHUNK, fast_path=True, vllm_enable_chunked_prefill=False, takes_priority=True,
-                priority_victim=lowest_priority_victim, prefix_caching_default=True),
+                priority_victim=lowest_priority_victim, prefix_caching_default=True,
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v1_defaults, label_en="chunked prefill (vLLM V1)", label_zh="分块预填充（vLLM V1）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
-                vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim, prefix_caching_default=True),
+                vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim,
+                prefix_caching_default=True,
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
                 defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
@@ -109,12 +123,14 @@ _ENTRIES = (
     PolicyEntry("sglang", schedule_sglang, chunks_prompts=True, reserves_prompt=True, victim=fewest_outputs_victim,
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
-                takes_priority=True, prefix_caching_default=True),
+                takes_priority=True, prefix_caching_default=True,
+                overlap_scheduling=True, cuda_graphs=pr.sglang_graphs),
     PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
-                takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True),
+                takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
+                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),
