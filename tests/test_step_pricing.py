@@ -152,8 +152,9 @@ def test_cli_flags_use_the_engines_names(capsys):
 @pytest.mark.parametrize("policy", [p for p in POLICY_NAMES if REGISTRY[p].fast_path and REGISTRY[p].cuda_graphs])
 def test_fast_path_prices_steps_as_the_exact_path(capsys, policy, flags):
     """Decode batches cross captured sizes (padding) and the largest one (eager) inside fast stretches."""
-    argv = ["simulate", "--json", "--policy", policy, "--num-requests", "60", "--qps", "30", "--output-tokens", "96",
-            *flags]
+    argv = ["simulate", "--json", "--policy", policy, "--workload", "synthetic", "--prompt-tokens", "512",
+            "--num-requests", "60", "--qps", "30", "--output-tokens", "96",
+            "--no-enable-prefix-caching", *flags]  # the fast path's cover: caching off (pricing is what is checked)
     assert main(argv) == 0
     fast = json.loads(capsys.readouterr().out)
     assert main([*argv, "--no-fast-forward"]) == 0

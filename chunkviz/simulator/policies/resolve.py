@@ -29,6 +29,7 @@ def with_engine_block_size(config: SimConfig) -> SimConfig:
 
 
 def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
+    config = with_engine_block_size(config)  # callers outside simulate() may pass the unresolved None
     try:
         entry = policy_entry(config.scheduler.policy)
     except ValueError as exc:
