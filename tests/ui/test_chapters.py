@@ -230,3 +230,14 @@ def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_d
     table = at.dataframe[0].value
     assert list(table[tr("chx.split.sweep.colocated", "en")]) == [c.goodput_per_gpu for c in split.sweep()
                                                                    if c.deployment == "colocated"]
+
+
+def test_chapter_5_credits_orca_with_hybrid_batches_and_puts_the_stalls_on_vllm_v0():
+    """Issue 23 item 4: Orca runs decodes and whole prompts in one hybrid batch; only vLLM V0 pauses decodes."""
+    from ui.chapters.text_lessons import TEXTS
+    for text in TEXTS["chx.body.5"]:
+        assert "Orca" in text and "V0" in text
+    en, zh = TEXTS["chx.body.5"]
+    assert "hybrid batch" in en and "pauses every decode" in en
+    assert "混合批次" in zh and "暂停" in zh
+    assert all("V0" in label for label in TEXTS["chx.batch.mode.continuous"])
