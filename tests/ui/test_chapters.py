@@ -224,6 +224,17 @@ def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_d
     assert all(n["t_ms"] >= n["x_ms"] for n in held["notes"])
     assert {round(s["t_ms"], 6) for s in held["stops"]} >= {round(n["t_ms"], 6) for n in held["notes"]}
     assert held["reveal_ms"] >= held["hold_ms"]
+    # Every transfer is a band from the prefill GPU's row (C) to the decode GPU's (D) over its own time on the link,
+    # in the palette's transfer colour, which the legend explains.
+    from ui import palette
+    drawn = {b["r"]: b for b in held["transfers"]}
+    assert set(drawn) == {x.request_id for x in runs["disagg"].transfers}
+    for x in runs["disagg"].transfers:
+        band = drawn[x.request_id]
+        assert (band["from"], band["to"]) == (2, 3)
+        assert (band["s_ms"], band["e_ms"]) == pytest.approx((x.start_s * 1e3, x.ready_s * 1e3))
+        assert f"{x.num_bytes / 1e9:.2f} GB" in band["tip"]
+    assert held["legend_extra"] == [[tr("chx.split.legend.kv", "en"), palette.TRANSFER, "transfer"]]
     at = open_app(page_file(ch))
     assert not at.dataframe
     at.radio(key="c7_pred").set_value(prediction(7).correct_option).run()

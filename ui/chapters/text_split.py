@@ -16,6 +16,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达 Decode GPU"),
     "chx.split.lbl.kv": ("R{rid}'s KV → decode GPU: {gb:.2f} GB over {link}, {ms:.1f} ms after its prefill",
                          "R{rid} 的 KV → Decode GPU：{gb:.2f} GB 经 {link}，Prefill 结束后再等 {ms:.1f} 毫秒"),
+    "chx.split.legend.kv": ("KV transfer (prefill GPU → decode GPU)", "KV 传输（Prefill GPU → Decode GPU）"),
+    "chx.split.tip.kv": ("R{rid}'s KV cache: {gb:.2f} GB over {link}\n{a:,.1f} → {b:,.1f} ms, {ms:.1f} ms after its "
+                         "prefill", "R{rid} 的 KV 缓存：{gb:.2f} GB 经 {link}\n{a:,.1f} → {b:,.1f} 毫秒，Prefill 结束后再等 "
+                         "{ms:.1f} 毫秒"),
     "chx.body.7": (
         "Two GPUs can share the work in two ways. **Colocated**: each GPU is a whole kitchen that takes every "
         "second order and both prepares (prefill) and plates (decode) it, in chunks as in chapter 3. "
