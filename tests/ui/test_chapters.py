@@ -241,6 +241,13 @@ def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_d
     table = at.dataframe[0].value
     assert list(table[tr("chx.split.sweep.colocated", "en")]) == [c.goodput_per_gpu for c in split.sweep()
                                                                    if c.deployment == "colocated"]
+    # The load axis (issue 24): a winner per (length, load), read from the runs, and the curves' chart.
+    loads = at.dataframe[1].value
+    cells = split.load_sweep()
+    for qps in split.LOADS_QPS:
+        assert list(loads[tr("chx.split.load.col", "en", qps=qps)]) == [
+            tr(f"chx.split.load.{split.load_winner(cells, doc, qps)}", "en") for doc in split.SWEEP_DOC_TOKENS]
+    assert any(tr("chx.split.load.title", "en") in m.value for m in at.subheader)
 
 
 def test_chapter_5_credits_orca_with_hybrid_batches_and_puts_the_stalls_on_vllm_v0():
