@@ -11,6 +11,9 @@ victim is the running request with the fewest output tokens (ties: the longest i
 
 from __future__ import annotations
 
+import math
+
+from chunkviz.simulator.decision import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, sglang_max_new_tokens
 from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, schedule_running)
 from chunkviz.simulator.sequence import SeqState
@@ -56,6 +59,17 @@ def fits_rem_total(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
     """PrefillAdder.add_one_req: refuse (NO_TOKEN) when input + min(max_new_tokens, 4096) >= rem_total_tokens."""
     total = seq.num_tokens - hit_tokens + min(_max_new(ctx, seq), CLIP_MAX_NEW_TOKENS)
     return total < rem_total_tokens(ctx)
+
+
+def explain_rem_total(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> ReserveNote:
+    """fits_rem_total's figures in tokens: what the request would reserve, and rem_total_tokens (rounded down)."""
+    max_new = min(_max_new(ctx, seq), CLIP_MAX_NEW_TOKENS)
+    return ReserveNote("prefill_adder", seq.request.request_id, seq.request.client_max_tokens, max_new,
+                       seq.num_tokens + max_new, seq.num_tokens - hit_tokens + max_new,
+                       math.floor(rem_total_tokens(ctx)))
+
+
+fits_rem_total.explain = explain_rem_total  # the why-sentence's reading of a refusal (decision.py)
 
 
 def schedule_sglang(ctx: SchedContext) -> Plan:
