@@ -84,9 +84,9 @@ def test_orca_never_pauses_a_running_decode():
     assert sum(s.num_stalled_decodes for s in v0.steps) > 0
 
 
-@pytest.mark.parametrize("policy, rule, unit", [("trtllm", "guaranteed_no_evict", "blocks"),
-                                                ("sglang", "prefill_adder", "tokens"), ("orca", "orca", "blocks")])
-def test_the_why_sentence_says_the_reservation_that_keeps_a_request_waiting(policy, rule, unit):
+@pytest.mark.parametrize("policy, rule", [("trtllm", "guaranteed_no_evict"), ("sglang", "prefill_adder"),
+                                          ("orca", "max_model_len")])
+def test_the_why_sentence_says_the_reservation_that_keeps_a_request_waiting(policy, rule):
     """Issue 23: the step's decision records the reserving rule's refusal in its engine's own figures, and the
     timeline's why-sentence quotes them (en and zh); the trace's JSON does not carry it (results byte-identical)."""
     from chunkviz.analysis.why import why_sentences

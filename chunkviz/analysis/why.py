@@ -46,7 +46,7 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
         "{tokens:,} tokens and only {free:,} are left after the running requests' expected writes",
         "{ids}等待：SGLang 的 PrefillAdder 要为 R{rid} 预留输入 + min(max_new_tokens（{max_tokens}），4096）= "
         "{tokens:,} 个 token，而扣除运行中请求预计还要写的部分只剩 {free:,} 个"),
-    "why.wait_orca": (
+    "why.wait_max_model_len": (
         "{ids} wait: Orca reserves max_model_len ({tokens:,} tokens, {need:,} blocks) for R{rid} and only {free:,} "
         "blocks are free beside the running requests' reservations",
         "{ids}等待：Orca 要为 R{rid} 预留 max_model_len（{tokens:,} 个 token，{need:,} 个块），而除去运行中请求的"

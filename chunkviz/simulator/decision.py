@@ -22,7 +22,7 @@ class ReserveNote:
     """Why an admission rule that reserves for the future refused the head of the queue, in its engine's own units:
     TensorRT-LLM's GUARANTEED_NO_EVICT and Orca count KV blocks, SGLang's PrefillAdder counts tokens."""
 
-    rule: str  # "guaranteed_no_evict" (policies/trtllm.py), "prefill_adder" (sglang.py), "orca" (orca.py)
+    rule: str  # "guaranteed_no_evict" (policies/trtllm.py), "prefill_adder" (sglang.py), "max_model_len" (orca.py)
     request_id: int
     max_tokens: int | None  # the client's max_tokens as sent (None: unset); Orca reserves max_model_len instead
     read_max_tokens: int  # the output the rule reserves for: max_tokens as its engine reads it (unset: its default)

@@ -34,7 +34,7 @@ def explain_max_model_len(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> 
     reserved = sum(max(0, per_request - ctx.kv.num_table_blocks(s.key)) for s in ctx.running)
     own = per_request * seq.seats_needed - hit_tokens // ctx.kv.block_size
     limit = context_limit_tokens(ctx)
-    return ReserveNote("orca", seq.request.request_id, None, limit - seq.request.prompt_tokens, limit, own,
+    return ReserveNote("max_model_len", seq.request.request_id, None, limit - seq.request.prompt_tokens, limit, own,
                        ctx.kv.num_free_blocks() - reserved)
 
 
