@@ -39,12 +39,13 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
     "why.wait_guaranteed_no_evict": (
         "{ids} wait: guaranteed-no-evict reserves R{rid}'s prompt + max_tokens ({max_tokens}) = {tokens:,} tokens, "
         "{need:,} blocks, and only {free:,} are free beside the running requests' reservations",
-        "{ids}等待：guaranteed-no-evict 要为 R{rid} 预留提示词 + max_tokens（{max_tokens}）= {tokens:,} 个 token，即 "
+        "{ids}等待：TensorRT-LLM 的 GUARANTEED_NO_EVICT 要为 R{rid} 预留提示词 + max_tokens（{max_tokens}）= {tokens:,} 个 token，即 "
         "{need:,} 个块，而除去运行中请求的预留只剩 {free:,} 个空闲块"),
     "why.wait_prefill_adder": (
         "{ids} wait: SGLang's PrefillAdder reserves R{rid}'s input + min(max_new_tokens ({max_tokens}), 4096) = "
         "{tokens:,} tokens and only {free:,} are left after the running requests' expected writes",
-        "{ids}等待：SGLang 的 PrefillAdder 要为 R{rid} 预留输入 + min(max_new_tokens（{max_tokens}），4096）= "
+        "{ids}等待：SGLang 的 PrefillAdder.add_one_req 要为 R{rid} 预留输入 + max_new_tokens（{max_tokens}，最多按 "
+        "4096 计）= "
         "{tokens:,} 个 token，而扣除运行中请求预计还要写的部分只剩 {free:,} 个"),
     "why.wait_max_model_len": (
         "{ids} wait: Orca reserves max_model_len ({tokens:,} tokens, {need:,} blocks) for R{rid} and only {free:,} "
