@@ -115,7 +115,8 @@ def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
                                                          else t("chx.bm.long_prefill"))} for n in drawn),
                    key=lambda s: s["t_ms"])
     legend = [[t("chx.split.legend.kv"), palette.TRANSFER, "transfer"]]
-    return {"slide": True, "notes": drawn, "stops": stops, "transfers": transfers(runs), "legend_extra": legend, "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
+    return {"slide": True, "notes": drawn, "stops": stops, "transfers": transfers(runs), "legend_extra": legend,
+            "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
             "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn)}
 
 
