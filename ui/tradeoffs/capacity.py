@@ -35,6 +35,13 @@ def _setting(policy: str, budget: int | None) -> str:
     return t("cap.setting", policy=t(f"cap.policy.{policy}"), budget=budget)
 
 
+def _criterion(slo: Slo) -> str:
+    """Slo.criterion in the page's language: the metrics' names as the command prints them, joined in prose."""
+    parts = [t("cap.criterion_part", name=name[:-2], ms=getattr(slo, name) * 1e3)
+             for name in ("tbt_p99_s", "ttft_p50_s", "queue_p50_s") if getattr(slo, name) is not None]
+    return t("cap.and").join(parts)
+
+
 def _category(budget: int | None) -> str:
     return t("cap.engine_default") if budget is None else str(budget)
 
@@ -52,7 +59,8 @@ def capacity_figure(results: dict[tuple[str, int], CapacityResult]) -> go.Figure
                   for b, y in zip(found, ys)]
         fig.add_bar(x=xs, y=ys, name=t(f"cap.policy.{policy}"), marker_color=POLICY_COLORS[policy],
                     text=labels, textposition="outside")
-    fig.update_layout(barmode="group", height=360, margin={"t": 30, "b": 40}, legend={"orientation": "h"},
+    fig.update_layout(barmode="group", height=380, margin={"t": 30, "b": 40},
+                      legend={"orientation": "h", "y": -0.3},  # under the axis title, not on it
                       xaxis={"title": t("cap.axis_budget"), "type": "category",
                              "categoryarray": [_category(b) for b in (*BUDGETS_TOKENS, None)]},
                       yaxis={"title": t("cap.axis_qps")})
@@ -83,7 +91,7 @@ def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
         return
     bar.empty()
     st.plotly_chart(capacity_figure(results), width="stretch", key="to_fig_capacity")
-    st.caption(t("cap.criterion", criterion=slo.criterion(), low=round(low, 3), high=round(high, 3),
+    st.caption(t("cap.criterion", criterion=_criterion(slo), low=round(low, 3), high=round(high, 3),
                  queue_s=SARATHI_QUEUE_P50_S))
     for (policy, budget), result in results.items():
         if result.capacity_qps is None:

@@ -32,6 +32,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                       "{queue_s:g} s). Rates searched from {low:g} to {high:g} requests/s.",
                       "判据：{criterion}（排队上限：Sarathi-Serve 的排队时间中位数 ≤ {queue_s:g} 秒）。搜索的速率范围为 "
                       "{low:g} 到 {high:g} 请求/秒。"),
+    "cap.criterion_part": ("{name} <= {ms:g} ms", "{name} <= {ms:g} 毫秒"),
+    "cap.and": (" and ", "，且 "),
     "cap.value": ("{qps:.1f}", "{qps:.1f}"),
     "cap.at_least": ("≥ {qps:.1f}", "≥ {qps:.1f}"),
     "cap.none": ("{setting}: even {low:g} requests/s misses the targets (or some prompt is refused).",
