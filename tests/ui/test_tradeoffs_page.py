@@ -125,3 +125,11 @@ def test_capacity_says_when_the_search_bound_was_hit_on_the_bar_and_in_a_sentenc
     for lang in ("en", "zh"):
         sentence = tr("cap.bound", lang, setting="S", high=256)
         assert "256" in sentence and "bound_hit" in sentence and "≥" in sentence
+    # On the page: the sidebar's rate at 1 req/s searches up to 16, which chunked prefill carries at every budget.
+    at = open_app(PAGE)
+    at.number_input(key="qps").set_value(1.0).run()
+    at.toggle(key="to_capacity").set_value(True).run()
+    assert not at.exception, at.exception
+    body = texts(at)
+    assert "the search bound was hit: every rate up to 16 requests/s met the targets" in body
+    assert "at least 16.0 requests/s (the top of the search" in " ".join(str(s.value) for s in at.success)

@@ -101,4 +101,5 @@ def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
     found = [(r.capacity_qps, key) for key, r in results.items() if r.capacity_qps is not None]
     if found:
         qps, (policy, budget) = max(found)
-        st.success(t("cap.best", setting=_setting(policy, budget), qps=qps))
+        best = "cap.best_bound" if results[(policy, budget)].bound_reached else "cap.best"  # a lower bound: say so
+        st.success(t(best, setting=_setting(policy, budget), qps=qps))

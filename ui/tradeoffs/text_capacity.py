@@ -44,6 +44,10 @@ TEXTS: dict[str, tuple[str, str]] = {
                   "不是容量（命令行 JSON 里的 `bound_hit`）。"),
     "cap.best": ("Most load within the targets: **{setting}** at about {qps:.1f} requests/s.",
                  "在目标之内承载负载最多的是 **{setting}**，约 {qps:.1f} 请求/秒。"),
+    "cap.best_bound": ("Most load within the targets: **{setting}**, at least {qps:.1f} requests/s (the top of the "
+                       "search; raise the sidebar's rate to find its capacity).",
+                       "在目标之内承载负载最多的是 **{setting}**，至少 {qps:.1f} 请求/秒（已到搜索上限；调高侧边栏的速率"
+                       "才能找到它的容量）。"),
     "cap.setting": ("{policy} at {budget} tokens", "{policy}，{budget} 个 token"),
     "cap.setting_default": ("{policy} (budget: engine default, whole prompts)", "{policy}（预算：引擎默认值，整段提示词）"),
 }
