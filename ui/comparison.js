@@ -341,12 +341,13 @@ class Timeline {
       const xa = X(a), w = Math.max(X(b) - xa, 1.5);
       const y0 = gp.row.has(tr.r) ? gp.bodyTop + (gp.row.get(tr.r) + 0.9) * gp.laneH : gp.bottom;
       const y1 = gd.row.has(tr.r) ? gd.bodyTop + (gd.row.get(tr.r) + 0.1) * gd.laneH : gd.bodyTop;
-      // The decode engine's title line stays clear: the band passes behind it.
-      const spans = [[y0, Math.min(y1, gd.top)], [Math.max(y0, gd.laneTop - 2), y1]].filter(([p, q]) => q > p);
-      ctx.save(); ctx.globalAlpha = 0.22; ctx.fillStyle = colour;
+      // The decode engine's title line and steps row stay clear (the band passes behind them), and the tint is
+      // light, so the bars it crosses keep their own colours; the solid strips at both ends carry the colour.
+      const spans = [[y0, Math.min(y1, gd.top)], [Math.max(y0, gd.bodyTop - 2), y1]].filter(([p, q]) => q > p);
+      ctx.save(); ctx.globalAlpha = 0.13; ctx.fillStyle = colour;
       spans.forEach(([p, q]) => ctx.fillRect(xa, p, w, q - p)); ctx.restore();
       ctx.fillStyle = colour; ctx.fillRect(xa, y0, w, 3); ctx.fillRect(xa, y1 - 3, w, 3);
-      if (tr.e_ms <= hi) spans.forEach(([p, q]) => ctx.fillRect(xa + w - 2, p, 2, q - p));  // arrived: whole at decode
+      if (tr.e_ms <= hi) ctx.fillRect(xa + w - 2, y0, 2, y1 - y0);  // arrived: one line joins the two ends
       this.hits.push([xa, xa + w, y0 - 2, y0 + 5, tr, "kv", 0], [xa, xa + w, y1 - 5, y1 + 2, tr, "kv", 0]);
     });
     this.box.dataset.transfers = String((d.transfers || []).filter((tr) => tr.s_ms < hi).length);
