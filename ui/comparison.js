@@ -271,6 +271,7 @@ class Timeline {
     this.panelH = panelH; this.noteBoxes = [];
     d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, k * panelH, panelH, X, x0, x1, col, font, k)));
     this.drawTransfers(ctx, X, x0, x1);
+    this.geo.forEach((g, k) => this.drawNotes(ctx, k, X, x1, g.bodyTop, g.laneH, g.row, g.panelBottom));
     // Shared time axis with ticks every "nice" interval.
     const span = x1 - x0, raw = span / 8, pow = Math.pow(10, Math.floor(Math.log10(raw)));
     const stepMs = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= raw);
@@ -311,7 +312,7 @@ class Timeline {
     const lanes = this.activeLanes(e, x0, x1), bodyTop = laneTop + stepH + 6, bodyH = top + h - bodyTop - 4;
     const laneH = lanes.length ? Math.min(bodyH / lanes.length, d.lane_max_px) : 0;
     const row = new Map(lanes.map((r, n) => [r, n])), every = Math.max(1, Math.ceil((d.tick_px + 2) / Math.max(laneH, 1)));
-    (this.geo = this.geo || [])[k] = { row, bodyTop, laneH, laneTop, top, bottom: top + h - 4 };
+    (this.geo = this.geo || [])[k] = { row, bodyTop, laneH, laneTop, top, bottom: top + h - 4, panelBottom: top + h };
     ctx.fillStyle = col.text; ctx.font = `${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
     // A label's baseline never rises into the steps row above, however thin the lanes are.
     const labelY = (n) => bodyTop + n * laneH + Math.max(laneH * 0.8, (d.present ? small : 11) * 0.8);
@@ -325,8 +326,7 @@ class Timeline {
       hatch(ctx, d.patterns[KINDS[s.k[j]]], X(a), y + laneH * 0.1, X(b) - X(a), Math.max(laneH * 0.8, 1));
       this.hits.push([X(a), X(b), y, y + laneH, e, "seg", j]);
     }
-    this.drawNotes(ctx, k, X, x1, bodyTop, laneH, row, top + h);
-    return i;
+    return i;  // its notes are drawn by draw(), after every engine and the transfer bands, so nothing covers them
   }
 
   // The KV transfers (data.transfers: {r, from, to, s_ms, e_ms, tip}): a band in palette.TRANSFER from request r's
