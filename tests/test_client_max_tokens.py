@@ -82,3 +82,31 @@ def test_orca_never_pauses_a_running_decode():
     assert max(s.num_running for s in trace.steps) == 4
     v0 = simulate(_short_context(make_config("monolithic", None, num_gpu_blocks=160), 640), requests)
     assert sum(s.num_stalled_decodes for s in v0.steps) > 0
+
+
+@pytest.mark.parametrize("policy, rule", [("trtllm", "guaranteed_no_evict"), ("sglang", "prefill_adder"),
+                                          ("orca", "max_model_len")])
+def test_the_why_sentence_says_the_reservation_that_keeps_a_request_waiting(policy, rule):
+    """Issue 23: the step's decision records the reserving rule's refusal in its engine's own figures, and the
+    timeline's why-sentence quotes them (en and zh); the trace's JSON does not carry it (results byte-identical)."""
+    from chunkviz.analysis.why import why_sentences
+    from chunkviz.simulator.trace import Trace
+
+    config = _short_context(make_config(policy, 2048 if policy != "orca" else None, num_gpu_blocks=200))
+    trace = simulate(config, apply_max_tokens(EIGHT_AT_ONCE, None))
+    note = trace.steps[0].decision.reserve
+    assert (note.rule, note.request_id, note.max_tokens) == (rule, 6, None)  # the first request left out (6 start)
+    assert note.need > note.available  # the refusal's arithmetic, as the check did it
+    if policy == "trtllm":  # unset max_tokens: reserved to max_seq_len (512), 32 blocks of 16; 200 - 6 x 32 = 8
+        assert (note.reserve_tokens, note.read_max_tokens, note.need, note.available) == (512, 412, 32, 8)
+    en, zh = why_sentences(trace, "en")[0], why_sentences(trace, "zh")[0]
+    assert "R6 and R7 wait" in en and f"{note.need:,}" in en and f"only {note.available:,}" in en
+    assert "R6 和 R7等待" in zh and f"{note.available:,}" in zh
+    if policy != "orca":
+        assert "unset, read as" in en and "未设置" in zh
+    assert "reserve" not in trace.to_json()  # kept out of the JSON, as knob_notes are
+    assert Trace.from_json(trace.to_json()) == trace  # and equal traces stay equal without it
+    # With the client's max_tokens = output, every request fits: nobody waits, no note.
+    fits = simulate(config, EIGHT_AT_ONCE) if policy != "orca" else None
+    if fits is not None:
+        assert fits.steps[0].decision.reserve is None and "wait" not in why_sentences(fits, "en")[0]

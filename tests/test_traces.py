@@ -318,3 +318,52 @@ def test_real_traces_load(relative: str, num_requests: int, span_min: float) -> 
     assert load.requests[-1].arrival_s / 60 == pytest.approx(span_min, abs=0.1)
     # These copies hold no 0-token rows and no out-of-order rows: the only note is where time starts, if any.
     assert all("0 in" not in note and "sorted" not in note for note in load.notes)
+
+
+def test_plain_csv_and_mooncake_carry_the_clients_max_tokens_and_files_without_it_load_as_output() -> None:
+    """Issue 23: a per-request max_tokens column (CSV) or field (Mooncake JSONL): a number, unset (empty cell, JSON
+    null or 'unset') or 'output'; a file without it loads exactly as before."""
+    csv_raw = (b"arrival_s,prompt_tokens,output_tokens,max_tokens\n0,100,20,64\n0.1,200,30,\n0.2,50,10,output\n"
+               b"0.3,50,10,unset\n")
+    load = load_bytes(csv_raw, "csv")
+    assert [(r.max_tokens, r.client_max_tokens) for r in load.requests] == [(64, 64), (None, None), ("output", 10),
+                                                                           (None, None)]
+    old = load_bytes(b"arrival_s,prompt_tokens,output_tokens\n0,100,20\n0.1,200,30\n", "csv")
+    assert [r.max_tokens for r in old.requests] == ["output", "output"]
+    lines = [b'{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1], "max_tokens": 4096}',
+             b'{"timestamp": 5, "input_length": 10, "output_length": 5, "hash_ids": [1], "max_tokens": null}',
+             b'{"timestamp": 9, "input_length": 10, "output_length": 5, "hash_ids": [1]}']
+    mooncake = load_bytes(b"\n".join(lines), "mooncake")
+    assert [r.max_tokens for r in mooncake.requests] == [4096, None, "output"]
+
+
+@pytest.mark.parametrize("raw, fmt, parts", [
+    (b"arrival_s,prompt_tokens,output_tokens,max_tokens\n0,100,20,10\n", "csv",
+     ["row 1", "max_tokens", "10 is below", "20 output tokens"]),
+    (b"arrival_s,prompt_tokens,output_tokens,max_tokens\n0,100,20,lots\n", "csv",
+     ["row 1", "column max_tokens", "'unset'", "'lots'"]),
+    (b'{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1], "max_tokens": 2.5}', "mooncake",
+     ["line 1", "max_tokens", "whole number"]),
+    (b'{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1], "max_tokens": 0}', "mooncake",
+     ["line 1", "max_tokens", ">= 1"]),
+])
+def test_a_bad_max_tokens_is_named_with_its_row_and_the_expected_form(raw, fmt, parts) -> None:
+    with pytest.raises(InputError) as exc:
+        load_bytes(raw, fmt)
+    assert all(p in str(exc.value) for p in parts), str(exc.value)
+
+
+def test_trace_out_writes_each_requests_max_tokens_only_when_it_is_not_the_default() -> None:
+    """--trace-out's JSON carries max_tokens per request when the client's differs from 'output' (default runs keep
+    their bytes, tests/test_golden_traces.py), and reads back equal."""
+    from chunkviz.simulator.engine import simulate
+    from chunkviz.simulator.trace import Trace
+    from tests.helpers import make_config
+
+    load = load_bytes(b"arrival_s,prompt_tokens,output_tokens,max_tokens\n0,100,20,64\n0.1,200,30,\n0.2,50,10,output\n",
+                      "csv")
+    trace = simulate(make_config("trtllm", 512), load.requests)
+    written = json.loads(trace.to_json())["requests"]
+    assert [r.get("max_tokens", "absent") for r in written] == [64, None, "absent"]
+    assert Trace.from_json(trace.to_json()) == trace
+    assert [r.max_tokens for r in Trace.from_json(trace.to_json()).requests] == [64, None, "output"]

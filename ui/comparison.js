@@ -134,7 +134,7 @@ class Timeline {
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
     if (d.chats) { this.chatCol = el("div", "chats"); stage.appendChild(this.chatCol); stage.classList.add("with-chats"); }
     const row = el("div", "row"), legend = el("div", "legend"), marks = el("div", "marks");
-    d.legend.forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
+    d.legend.concat(d.legend_extra || []).forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
     this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
     row.appendChild(legend); row.appendChild(marks); box.appendChild(row);
     if (!d.slide) box.appendChild(this.cards());
@@ -270,6 +270,8 @@ class Timeline {
     const stepIdx = [];
     this.panelH = panelH; this.noteBoxes = [];
     d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, k * panelH, panelH, X, x0, x1, col, font, k)));
+    this.drawTransfers(ctx, X, x0, x1);
+    this.geo.forEach((g, k) => this.drawNotes(ctx, k, X, x1, g.bodyTop, g.laneH, g.row, g.panelBottom));
     // Shared time axis with ticks every "nice" interval.
     const span = x1 - x0, raw = span / 8, pow = Math.pow(10, Math.floor(Math.log10(raw)));
     const stepMs = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= raw);
@@ -310,6 +312,7 @@ class Timeline {
     const lanes = this.activeLanes(e, x0, x1), bodyTop = laneTop + stepH + 6, bodyH = top + h - bodyTop - 4;
     const laneH = lanes.length ? Math.min(bodyH / lanes.length, d.lane_max_px) : 0;
     const row = new Map(lanes.map((r, n) => [r, n])), every = Math.max(1, Math.ceil((d.tick_px + 2) / Math.max(laneH, 1)));
+    (this.geo = this.geo || [])[k] = { row, bodyTop, laneH, laneTop, top, bottom: top + h - 4, panelBottom: top + h };
     ctx.fillStyle = col.text; ctx.font = `${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
     // A label's baseline never rises into the steps row above, however thin the lanes are.
     const labelY = (n) => bodyTop + n * laneH + Math.max(laneH * 0.8, (d.present ? small : 11) * 0.8);
@@ -323,8 +326,31 @@ class Timeline {
       hatch(ctx, d.patterns[KINDS[s.k[j]]], X(a), y + laneH * 0.1, X(b) - X(a), Math.max(laneH * 0.8, 1));
       this.hits.push([X(a), X(b), y, y + laneH, e, "seg", j]);
     }
-    this.drawNotes(ctx, k, X, x1, bodyTop, laneH, row, top + h);
-    return i;
+    return i;  // its notes are drawn by draw(), after every engine and the transfer bands, so nothing covers them
+  }
+
+  // The KV transfers (data.transfers: {r, from, to, s_ms, e_ms, tip}): a band in palette.TRANSFER from request r's
+  // lane on the prefill engine down to its lane on the decode engine (the top of its lanes while it has none there),
+  // over the time the cache is on the wire, cut at the cursor like every bar; solid strips at both ends carry the tip.
+  drawTransfers(ctx, X, x0, x1) {
+    const d = this.d, hi = Math.min(this.cursor, x1), colour = d.colours.transfer;
+    (d.transfers || []).forEach((tr) => {
+      const gp = this.geo[tr.from], gd = this.geo[tr.to];
+      const a = Math.max(tr.s_ms, x0), b = Math.min(tr.e_ms, hi);
+      if (!gp || !gd || b <= a) return;
+      const xa = X(a), w = Math.max(X(b) - xa, 1.5);
+      const y0 = gp.row.has(tr.r) ? gp.bodyTop + (gp.row.get(tr.r) + 0.9) * gp.laneH : gp.bottom;
+      const y1 = gd.row.has(tr.r) ? gd.bodyTop + (gd.row.get(tr.r) + 0.1) * gd.laneH : gd.bodyTop;
+      // The decode engine's title line and steps row stay clear (the band passes behind them), and the tint is
+      // light, so the bars it crosses keep their own colours; the solid strips at both ends carry the colour.
+      const spans = [[y0, Math.min(y1, gd.top)], [Math.max(y0, gd.bodyTop - 2), y1]].filter(([p, q]) => q > p);
+      ctx.save(); ctx.globalAlpha = 0.13; ctx.fillStyle = colour;
+      spans.forEach(([p, q]) => ctx.fillRect(xa, p, w, q - p)); ctx.restore();
+      ctx.fillStyle = colour; ctx.fillRect(xa, y0, w, 3); ctx.fillRect(xa, y1 - 3, w, 3);
+      if (tr.e_ms <= hi) ctx.fillRect(xa + w - 2, y0, 2, y1 - y0);  // arrived: one line joins the two ends
+      this.hits.push([xa, xa + w, y0 - 2, y0 + 5, tr, "kv", 0], [xa, xa + w, y1 - 5, y1 + 2, tr, "kv", 0]);
+    });
+    this.box.dataset.transfers = String((d.transfers || []).filter((tr) => tr.s_ms < hi).length);
   }
 
   // The chapter's notes (data.notes: {t_ms, x_ms, eng, lane, text}) of engine k whose event the cursor has passed:
@@ -396,6 +422,7 @@ class Timeline {
   // Tooltip text: start, end and the true duration (end − start), token ranges 1-based and inclusive.
   describe(e, what, j) {
     const T = this.d.text;
+    if (what === "kv") return e.tip;
     if (what === "step") {
       const st = e.steps, a = st.s[j], b = st.s[j] + st.d[j];
       return fill(T.tip_step, { engine: e.label, n: st.n[j], kind: T["kind_" + st.k[j]], from: fmt(a, 1), to: fmt(b, 1),

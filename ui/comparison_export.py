@@ -71,7 +71,8 @@ def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -
             "bookmarks": td.bookmark_items(bound, runs), "text": _texts(lang), "speeds": _speeds(lang),
             "default_speed": td.DEFAULT_SPEED, "legend": _legend(lang), "card_labels": [tr(k, lang) for k in _CARDS],
             "card_help": ["\n".join(tr(f"def.{term}", lang) for term in _CARD_TERMS.get(k, ())) for k in _CARDS],
-            "colours": {**palette.KIND_COLORS, "mixed": palette.MIXED, "cursor": palette.CURSOR},
+            "colours": {**palette.KIND_COLORS, "mixed": palette.MIXED, "cursor": palette.CURSOR,
+                        "transfer": palette.TRANSFER},
             "patterns": palette.PATTERNS, "window_ms": td.WINDOW_MS, "present": present, "url_param": td.URL_PARAM,
             # Lecture mode: every text drawn on the canvas is at least 16 px (a projector at the back of a room).
             "font_px": 18 if present else 14, "tick_px": 16 if present else 12, "gutter_px": 50 if present else 46,

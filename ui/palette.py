@@ -6,8 +6,8 @@ so that every pair of meanings differs by ΔE00 ≥ 10 under normal vision and u
 protanopia and tritanopia (Machado et al. 2009, severity 1), and each has a contrast ratio ≥ 1.5 against both the
 light (#FFFFFF) and the dark (#0E1117) Streamlit background; tests/ui/test_palette.py computes both.
 
-Invariant: prefill, decode, stall, waiting, mixed, preempted, the cursor, free and cached blocks and a reference
-line each have exactly one colour, used by every chart and by the timeline component; no two share a colour. Stall,
+Invariant: prefill, decode, stall, waiting, mixed, preempted, the cursor, free and cached blocks, a reference
+line and a KV transfer each have exactly one colour, used by every chart and by the timeline component; no two share a colour. Stall,
 preempted and mixed also carry a pattern (PATTERNS), so they read without colour too.
 """
 
@@ -21,9 +21,14 @@ FREE = "#BBBBBB"  # free KV block: a light grey, lighter role than waiting
 CACHED = "#DDCC77"  # cached KV block: Tol sand
 CURSOR = "#AA3377"  # Tol wine: the cursor, unlike any bar colour
 REFERENCE = "#9C755F"  # brown: a reference line or baseline that is none of the meanings above
+# A KV cache crossing the link from a prefill GPU to a decode GPU (chapter 7): a vivid indigo, the colour of the
+# sRGB grid (steps of 0x11) farthest from every other meaning at ΔE00 12.8 in all four visions, found by searching
+# it with tests/ui/test_palette.py's own measure among colours with contrast >= 1.8 on the dark theme.
+TRANSFER = "#3311DD"
 KIND_COLORS = {"waiting": WAITING, "prefill": PREFILL, "decode": DECODE, "stall": STALL, "preempted": PREEMPTED}
 MEANINGS = {"prefill": PREFILL, "decode": DECODE, "waiting": WAITING, "stall": STALL, "preempted": PREEMPTED,
-            "mixed": MIXED, "cursor": CURSOR, "free": FREE, "cached": CACHED, "reference": REFERENCE}
+            "mixed": MIXED, "cursor": CURSOR, "free": FREE, "cached": CACHED, "reference": REFERENCE,
+            "transfer": TRANSFER}
 # The non-colour cue of the kinds a reader must tell apart without colour: a Plotly bar pattern (marker.pattern
 # shape) and the same hatching on the timeline component's canvas (ui/timeline/timeline.js HATCH) and legend.
 PATTERNS = {"stall": "x", "preempted": "/", "mixed": "."}

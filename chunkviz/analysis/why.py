@@ -7,6 +7,7 @@ Chinese templates have the same fields (ui/text_why.py registers them, so the i1
 
 from __future__ import annotations
 
+from chunkviz.simulator.decision import ReserveNote
 from chunkviz.simulator.trace import StepRecord, Trace
 
 WHY_TEXTS: dict[str, tuple[str, str]] = {
@@ -38,6 +39,24 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
                               "（scheduler_reserve_full_isl）"),
     "why.wait_policy": ("{ids} wait: this engine admits nobody until its batch drains",
                         "{ids}等待：这个引擎要等当前批次全部完成才接纳新请求"),
+    # A reserving admission rule refused the head of the queue (simulator/decision.py ReserveNote): its own figures.
+    "why.wait_guaranteed_no_evict": (
+        "{ids} wait: guaranteed-no-evict reserves R{rid}'s prompt + max_tokens ({max_tokens}) = {tokens:,} tokens, "
+        "{need:,} blocks, and only {free:,} are free beside the running requests' reservations",
+        "{ids}等待：TensorRT-LLM 的 GUARANTEED_NO_EVICT 要为 R{rid} 预留提示词 + max_tokens（{max_tokens}）= {tokens:,} 个 token，即 "
+        "{need:,} 个块，而除去运行中请求的预留只剩 {free:,} 个空闲块"),
+    "why.wait_prefill_adder": (
+        "{ids} wait: SGLang's PrefillAdder reserves R{rid}'s input + min(max_new_tokens ({max_tokens}), 4096) = "
+        "{tokens:,} tokens and only {free:,} are left after the running requests' expected writes",
+        "{ids}等待：SGLang 的 PrefillAdder.add_one_req 要为 R{rid} 预留输入 + max_new_tokens（{max_tokens}，最多按 "
+        "4096 计）= "
+        "{tokens:,} 个 token，而扣除运行中请求预计还要写的部分只剩 {free:,} 个"),
+    "why.wait_max_model_len": (
+        "{ids} wait: Orca reserves max_model_len ({tokens:,} tokens, {need:,} blocks) for R{rid} and only {free:,} "
+        "blocks are free beside the running requests' reservations",
+        "{ids}等待：Orca 要为 R{rid} 预留 max_model_len（{tokens:,} 个 token，{need:,} 个块），而除去运行中请求的"
+        "预留只剩 {free:,} 个空闲块"),
+    "why.max_tokens_unset": ("unset, read as {n:,}", "未设置，按 {n:,} 算"),
     "why.preempted": ("KV cache full: R{rid} was preempted ({blocks} blocks freed) and will recompute",
                       "KV 缓存已满：R{rid} 被抢占（释放 {blocks} 个块），之后重新计算"),
     "why.ids_1": ("R{a}", "R{a}"),
@@ -114,8 +133,17 @@ def why_sentence(record: StepRecord, prompts: dict[int, int], lang: str = "en") 
             clauses.append(_t("why.stall_budget", lang, n=record.num_stalled_decodes))
     if decision is not None and decision.waiting_ids and decision.wait_reason:
         ids = _ids(decision.waiting_ids, record.num_waiting, lang)
-        clauses.append(_t(f"why.wait_{decision.wait_reason}", lang, ids=ids))
+        clauses.append(_reserve_clause(decision.reserve, ids, lang) if decision.reserve is not None
+                       else _t(f"why.wait_{decision.wait_reason}", lang, ids=ids))
     return _t("why.sep", lang).join(clauses)
+
+
+def _reserve_clause(note: ReserveNote, ids: str, lang: str) -> str:
+    """Why the head of the queue waits when a reserving admission rule refused it, in the rule's own figures."""
+    max_tokens = (_t("why.max_tokens_unset", lang, n=note.read_max_tokens) if note.max_tokens is None
+                  else f"{note.max_tokens:,}")
+    return _t(f"why.wait_{note.rule}", lang, ids=ids, rid=note.request_id, max_tokens=max_tokens,
+              tokens=note.reserve_tokens, need=note.need, free=max(note.available, 0))
 
 
 def why_sentences(trace: Trace, lang: str = "en") -> tuple[str, ...]:

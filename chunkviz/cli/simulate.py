@@ -134,7 +134,8 @@ def _add_workload_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-samples", type=int, default=w.n_samples)
     p.add_argument("--max-tokens", default="output",
                    help="the client's max_tokens: output (each request's true length, as benchmark clients send; "
-                        "default), unset (as chat clients often do) or N (a cap: outputs are cut to N)")
+                        "default; a --trace's own max_tokens column is kept), unset (as chat clients often do) or N "
+                        "(a cap: outputs are cut to N)")
 
 
 def _add_cache_flags(p: argparse.ArgumentParser) -> None:

@@ -18,7 +18,9 @@ from chunkviz.simulator.trace import StepRecord, Trace
 # Policy names live here and nowhere else in the lessons and chapter pages, so a rename in the policy registry is
 # one edit. Each says which engine version behaves so (chunkviz/simulator/policies/registry.py).
 STATIC = "static"  # wait for the whole batch to drain before admitting anyone (pre-Orca)
-PREFILL_FIRST = "monolithic"  # vLLM V0 / Orca-style iteration-level batching; a step with a prompt runs no decodes
+# vLLM V0 prefill-first: a step with a prompt runs no decodes. Not Orca, whose hybrid batches keep the decodes
+# (policies/orca.py).
+PREFILL_FIRST = "monolithic"
 VLLM_NOCHUNK = "vllm-nochunk"  # vLLM V1 with chunked prefill off: decodes first, a whole prompt rides along
 DECODE_FIRST = "chunked"  # vLLM V1 / Sarathi-Serve stall-free batching: decodes first, chunks fill the rest
 SGLANG_DEFAULT = "sglang"  # prefill has priority, chunks run back to back unless --enable-mixed-chunk

@@ -1,5 +1,6 @@
-"""Chapter 7, "Split the kitchen": chapter 2's workload on two GPUs, colocated chunked against 1P+1D, and a small
-sweep of goodput per GPU over the documents' length and the KV link's speed.
+"""Chapter 7, "Split the kitchen": chapter 2's workload on two GPUs, colocated chunked against 1P+1D, a small
+sweep of goodput per GPU over the documents' length and the KV link's speed, and the load axis: at each document
+length and offered load, which deployment meets the SLO (TTFT p90 and TBT p99 from one run each).
 
 Invariant: every figure is a deterministic run of the simulator (chunkviz.simulator.deployment.run_deployment and
 chunkviz.analysis.deployment.max_goodput_per_gpu); the two deployments of a comparison run the same requests on the
@@ -12,6 +13,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from chunkviz.analysis.deployment import RateSlo, max_goodput_per_gpu, run_deployment_scenario
+from chunkviz.analysis.capacity import at_rate
+from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.config import CacheConfig
 from chunkviz.lessons.chapters import DECODE_FIRST, PRESETS, lesson_run
@@ -70,14 +73,17 @@ class SweepCell:
     goodput_per_gpu: float  # requests/s per GPU meeting SWEEP_SLO (DistServe's per-GPU goodput)
 
 
-def sweep_cell(doc_tokens: int, deployment: str) -> SweepCell:
+def deployment_scenario(doc_tokens: int, deployment: str) -> Scenario:
     """Colocated at the lecture's budget (512, chapter 2); 1P+1D at the engine's default budget, as
     scripts/disagg_figures.py runs it (a prefill instance has no token gaps to protect)."""
     base = sweep_scenario(doc_tokens)
     if deployment == "colocated":
-        scenario = replace(lesson_run(base, DECODE_FIRST), deployment=spec_for("colocated"))
-    else:
-        scenario = replace(base.with_policy(DECODE_FIRST, None), deployment=spec_for("disagg", deployment))
+        return replace(lesson_run(base, DECODE_FIRST), deployment=spec_for("colocated"))
+    return replace(base.with_policy(DECODE_FIRST, None), deployment=spec_for("disagg", deployment))
+
+
+def sweep_cell(doc_tokens: int, deployment: str) -> SweepCell:
+    scenario = deployment_scenario(doc_tokens, deployment)
     return SweepCell(doc_tokens, deployment, max_goodput_per_gpu(scenario, SWEEP_SLO, tolerance=SWEEP_TOLERANCE))
 
 
@@ -85,3 +91,45 @@ def sweep_cell(doc_tokens: int, deployment: str) -> SweepCell:
 def sweep() -> tuple[SweepCell, ...]:
     """Every (document length, deployment) cell: colocated first, then 1P+1D over each link."""
     return tuple(sweep_cell(doc, dep) for doc in SWEEP_DOC_TOKENS for dep in ("colocated",) + SWEEP_LINKS)
+
+
+# The load axis: requests/s offered to the two GPUs together, from well below every cell's goodput to above the
+# highest (the sweep above: 2 x 72 req/s per GPU at 2,000-token documents); colocated against 1P+1D over the
+# slide's link. 3 lengths x 9 loads x 2 deployments = 54 runs of SWEEP_NUM_REQUESTS requests, about a second.
+LOADS_QPS = (10.0, 20.0, 30.0, 40.0, 60.0, 90.0, 120.0, 135.0, 150.0)
+LOAD_DEPLOYMENTS = ("colocated", SLIDE_LINK)
+LOAD_CHART_DOC_TOKENS = 4000  # the length drawn as curves: the winner changes with the load there
+WINNERS = ("both", "colocated", "disagg", "neither")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadCell:
+    doc_tokens: int
+    deployment: str  # "colocated" or the link of 1P+1D (LOAD_DEPLOYMENTS)
+    qps: float  # offered to both GPUs together
+    ttft_p90_s: float | None
+    tbt_p99_s: float | None
+    meets_slo: bool  # SWEEP_SLO, as max_goodput_per_gpu judges a rate (analysis/deployment.py meets)
+
+
+def load_cell(doc_tokens: int, deployment: str, qps: float) -> LoadCell:
+    m = summarize(run_deployment_scenario(at_rate(deployment_scenario(doc_tokens, deployment), qps)).trace)
+    ttft, tbt = m.ttft_s.p90, m.tbt_s.p99
+    meets = (m.num_rejected == 0 and ttft is not None and ttft <= SWEEP_SLO.ttft_p90_s
+             and (tbt is None or tbt <= SWEEP_SLO.tbt_p99_s))
+    return LoadCell(doc_tokens, deployment, qps, ttft, tbt, meets)
+
+
+@lru_cache(maxsize=1)
+def load_sweep() -> tuple[LoadCell, ...]:
+    """Every (document length, load, deployment) run, in that order."""
+    return tuple(load_cell(doc, dep, qps) for doc in SWEEP_DOC_TOKENS for qps in LOADS_QPS
+                 for dep in LOAD_DEPLOYMENTS)
+
+
+def load_winner(cells: tuple[LoadCell, ...], doc_tokens: int, qps: float) -> str:
+    """One of WINNERS: which deployments meet the SLO at this length and load (both on the same two GPUs, so a
+    deployment that meets it where the other does not serves that load per GPU and the other does not)."""
+    met = {c.deployment: c.meets_slo for c in cells if c.doc_tokens == doc_tokens and c.qps == qps}
+    colocated, disagg = met["colocated"], met[LOAD_DEPLOYMENTS[1]]
+    return "both" if colocated and disagg else "colocated" if colocated else "disagg" if disagg else "neither"

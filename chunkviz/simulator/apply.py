@@ -89,7 +89,7 @@ class RunState:
             prefix_query_tokens_readmitted=sum(s.prefix_query_tokens_readmitted for s in seqs),
             max_tbt_s=max((s.max_gap_s for s in seqs if s.max_gap_s is not None), default=None),
             rejected_reason=self.rejected.get(rid),
-            token_times_s=times,
+            token_times_s=times, max_tokens=r.max_tokens,
         )
 
 

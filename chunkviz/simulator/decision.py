@@ -1,12 +1,13 @@
 """Why a step looks the way it does: the scheduler's decision, recorded beside the step for explanations.
 
 Invariant: computed from the plan and the queues right after planning, before the step is applied; it only reads
-engine state, so recording it never changes a simulation's result.
+engine state, so recording it never changes a simulation's result. The reservation note (ReserveNote) is kept out
+of the trace JSON, as Trace.knob_notes are, so traces written before it and after it are byte-identical.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chunkviz.simulator.policies.registry import policy_entry
 from chunkviz.simulator.policies.vllm import fits_full_sequence
@@ -19,11 +20,26 @@ STALL_REASONS = ("", "prefill_first", "budget")
 
 
 @dataclass(frozen=True, slots=True)
+class ReserveNote:
+    """Why an admission rule that reserves for the future refused the head of the queue, in its engine's own units:
+    TensorRT-LLM's GUARANTEED_NO_EVICT and Orca count KV blocks, SGLang's PrefillAdder counts tokens."""
+
+    rule: str  # "guaranteed_no_evict" (policies/trtllm.py), "prefill_adder" (sglang.py), "max_model_len" (orca.py)
+    request_id: int
+    max_tokens: int | None  # the client's max_tokens as sent (None: unset); Orca reserves max_model_len instead
+    read_max_tokens: int  # the output the rule reserves for: max_tokens as its engine reads it (unset: its default)
+    reserve_tokens: int  # what the rule reserves for this request: prompt + max_tokens as the engine reads it
+    need: int  # blocks (or tokens) the request would take
+    available: int  # blocks (or tokens) left once the running requests' reservations are set aside
+
+
+@dataclass(frozen=True, slots=True)
 class StepDecision:
     max_num_batched_tokens: int  # the budget of this step
     waiting_ids: tuple[int, ...]  # first MAX_WAITING_IDS request ids still queued after planning, queue order
     wait_reason: str  # one of WAIT_REASONS: why the head of the queue was not admitted ("" = nobody waits)
     stall_reason: str  # one of STALL_REASONS: why decode-ready requests got no token ("" = none stalled)
+    reserve: ReserveNote | None = field(default=None, compare=False, metadata={"json": False})
 
 
 def _wait_reason(ctx: SchedContext, plan: Plan, head: SeqState) -> str:
@@ -67,4 +83,14 @@ def decide(ctx: SchedContext, plan: Plan, stalled: list[SeqState]) -> StepDecisi
         # prefill instead (monolithic, SGLang); if it holds some, the rest did not fit the budget.
         has_decode = any(seq.is_decode_ready for seq, _ in plan.items)
         stall = "budget" if has_decode else "prefill_first"
-    return StepDecision(ctx.max_num_batched_tokens, tuple(waiting_ids), wait, stall)
+    return StepDecision(ctx.max_num_batched_tokens, tuple(waiting_ids), wait, stall, _reserve_note(ctx, plan))
+
+
+def _reserve_note(ctx: SchedContext, plan: Plan) -> ReserveNote | None:
+    """The refusing check's own explanation (its `explain` attribute, set beside it in its policy module), when the
+    head of the queue is the request it refused and nothing was preempted (a preemption is the reason then)."""
+    if plan.refused is None or plan.preempted or not ctx.waiting:
+        return None
+    check, seq, hit_tokens = plan.refused
+    explain = getattr(check, "explain", None)
+    return explain(ctx, seq, hit_tokens) if explain is not None and ctx.waiting[0] is seq else None

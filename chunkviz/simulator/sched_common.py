@@ -28,6 +28,9 @@ class Plan:
     preempted: list[SeqState] = field(default_factory=list)
     rejected: list[tuple[SeqState, str]] = field(default_factory=list)
     unplanned_tokens: int = 0  # tokens planned for a sequence this step and taken back when it was preempted
+    # The admission check that refused the head of the queue, with its arguments (check, seq, prefix-hit tokens), so
+    # the step's decision can say why (decision.py reads the check's `explain`); never read by the engine.
+    refused: tuple[AdmitCheck, SeqState, int] | None = None
 
     @property
     def num_tokens(self) -> int:
@@ -253,6 +256,7 @@ def admit_waiting(ctx: SchedContext, plan: Plan, tokens_left: int, allow_chunk: 
                 continue
             break  # head-of-line blocking (vLLM V1: "If chunked_prefill is disabled, we can stop the scheduling")
         if can_admit is not None and not can_admit(ctx, seq, hit_tokens):
+            plan.refused = (can_admit, seq, hit_tokens)
             break
         if want > tokens_left:
             want = tokens_left - tokens_left % chunk_unit_tokens

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from chunkviz.cost.roofline import StepCost
+from chunkviz.request import MAX_TOKENS_AS_OUTPUT
 from chunkviz.simulator.decision import StepDecision
 from chunkviz.simulator.events import event_from_dict, event_to_dict
 from chunkviz.simulator.float_array import FloatArray
@@ -84,6 +85,10 @@ class RequestResult:
     # Prefix-cache lookups at re-admissions after a preemption, kept apart from the first admission's (as vLLM).
     prefix_hit_tokens_readmitted: int = 0
     prefix_query_tokens_readmitted: int = 0
+    # The client's max_tokens as the request carried it (Request.max_tokens: "output", None = unset, or a cap),
+    # written to the JSON only when it is not the default "output", so traces of default runs keep their bytes and
+    # a trace file without the key reads back as "output".
+    max_tokens: int | str | None = field(default=MAX_TOKENS_AS_OUTPUT, metadata={"json_omit_default": True})
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +134,8 @@ def _to_plain(obj: Any) -> Any:
     if hasattr(obj, "kind") and hasattr(obj, "__dataclass_fields__"):
         return event_to_dict(obj)
     if hasattr(obj, "__dataclass_fields__"):
-        return {f.name: _to_plain(getattr(obj, f.name)) for f in fields(obj) if f.metadata.get("json", True)}
+        return {f.name: _to_plain(getattr(obj, f.name)) for f in fields(obj) if f.metadata.get("json", True)
+                and not (f.metadata.get("json_omit_default") and getattr(obj, f.name) == f.default)}
     if isinstance(obj, FloatArray):
         return obj.tolist()
     if isinstance(obj, (tuple, list)):

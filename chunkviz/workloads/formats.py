@@ -1,5 +1,9 @@
-"""Record-level parsing for traces that carry prefix block ids: a Mooncake JSON line, a plain-CSV prefix_ids cell;
-and the optional per-request priority (a CSV column or a JSON field `priority`).
+"""Record-level parsing for traces that carry prefix block ids, the client's max_tokens or a priority: a Mooncake JSON
+line, a plain-CSV prefix_ids, max_tokens or priority cell.
+
+max_tokens (optional; Request.max_tokens): a whole number >= the row's output tokens (an engine stops at max_tokens,
+so a smaller one would contradict the recorded output), "unset" or an empty CSV cell / JSON null for a client that
+sent none, "output" for the recorded output itself; a file without the column or field loads as "output".
 
 Invariant: block j of a prompt becomes Segment(key of id j, block_tokens), the last declared block holding only
 what is left of the prompt, so the segments always add up to the prompt length and equal ids mean equal content; a
@@ -12,7 +16,7 @@ import re
 
 from chunkviz.errors import InputError
 from chunkviz.inputs import parse_json
-from chunkviz.request import Segment
+from chunkviz.request import MAX_TOKENS_AS_OUTPUT, Segment
 from chunkviz.workloads.checks import LoadOptions, json_count, json_time
 
 # Fixed by the Mooncake format (its README: "The block size is 512 tokens"), so not a LoadOptions field.
@@ -68,10 +72,44 @@ def _json_block_ids(value: object, where: str) -> list[int]:
     return value
 
 
-def parse_mooncake_line(line: str, where: str,
-                        options: LoadOptions) -> tuple[float, int, int, tuple[Segment, ...] | None, int]:
-    """(timestamp in ms, input_length, output_length, segments, priority) of one JSON line; raw counts, zeros
-    included; the optional field `priority` is 0 when absent."""
+def parse_max_tokens_cell(cell: str, where: str, max_count: int) -> int | str | None:
+    """A plain-CSV max_tokens cell: a whole number, "unset" or empty (None), or "output"."""
+    text = cell.strip()
+    if text in ("", "unset"):
+        return None
+    if text == MAX_TOKENS_AS_OUTPUT:
+        return MAX_TOKENS_AS_OUTPUT
+    if not _BLOCK_ID_RE.fullmatch(text) or not 1 <= int(text) <= max_count:
+        raise InputError(f"{where}, column max_tokens: expected a whole number in [1, {max_count:,}], 'unset' (or "
+                         f"an empty cell) or 'output', got {text[:40]!r}")
+    return int(text)
+
+
+def _json_max_tokens(record: dict, where: str, options: LoadOptions) -> int | str | None:
+    if "max_tokens" not in record:
+        return MAX_TOKENS_AS_OUTPUT
+    value = record["max_tokens"]
+    if value is None or value == "unset":
+        return None
+    if value == MAX_TOKENS_AS_OUTPUT:
+        return MAX_TOKENS_AS_OUTPUT
+    count = json_count(value, where, "max_tokens", options.max_output_tokens)
+    if count < 1:
+        raise InputError(f"{where}, field max_tokens: expected a whole number >= 1, null or 'unset', got {count}")
+    return count
+
+
+def check_max_tokens(max_tokens: int | str | None, output_tokens: int, where: str) -> None:
+    """A number below the recorded output cannot be what the client sent: the engine would have stopped there."""
+    if isinstance(max_tokens, int) and max_tokens < output_tokens:
+        raise InputError(f"{where}, max_tokens: {max_tokens} is below the request's {output_tokens} output tokens; "
+                         "an engine stops generating at max_tokens, so it must be at least the output length")
+
+
+def parse_mooncake_line(line: str, where: str, options: LoadOptions
+                        ) -> tuple[float, int, int, tuple[Segment, ...] | None, int, int | str | None]:
+    """(timestamp in ms, input_length, output_length, segments, priority, max_tokens) of one JSON line; raw counts,
+    zeros included; the optional fields: priority 0 and max_tokens "output" when absent."""
     record = parse_json(line, where)  # the input gate: bounded nesting, int digits, finite numbers
     if not isinstance(record, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
@@ -84,6 +122,7 @@ def parse_mooncake_line(line: str, where: str,
     output = json_count(record["output_length"], where, "output_length", options.max_output_tokens)
     block_ids = _json_block_ids(record["hash_ids"], where)
     priority = json_priority(record.get("priority"), where)
+    max_tokens = _json_max_tokens(record, where, options)
     num_blocks = -(-prompt // MOONCAKE_BLOCK_TOKENS)  # ceil: the last block may be partial
     if len(block_ids) != num_blocks:
         raise InputError(
@@ -91,9 +130,10 @@ def parse_mooncake_line(line: str, where: str,
             f"ceil({prompt}/{MOONCAKE_BLOCK_TOKENS}) = {num_blocks} (one id per {MOONCAKE_BLOCK_TOKENS}-token block)"
         )
     if not block_ids:
-        return arrival_ms, prompt, output, None, priority  # a 0-token prompt: nothing to share
+        return arrival_ms, prompt, output, None, priority, max_tokens  # a 0-token prompt: nothing to share
     # No tail key is needed: ceil(prompt / 512) ids always reach the prompt's last token.
-    return arrival_ms, prompt, output, block_segments("mc", block_ids, prompt, MOONCAKE_BLOCK_TOKENS, ""), priority
+    return arrival_ms, prompt, output, block_segments("mc", block_ids, prompt, MOONCAKE_BLOCK_TOKENS, ""), priority,
+            max_tokens
 
 
 def parse_prefix_ids_cell(cell: str, where: str, prompt_tokens: int, block_tokens: int,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from chunkviz.errors import InputError
 from chunkviz.inputs import MAX_TIME_S, read_bounded
-from chunkviz.request import Request, Segment
+from chunkviz.request import MAX_TOKENS_AS_OUTPUT, Request, Segment
 from chunkviz.workloads.checks import (
     DEFAULT_LOAD_OPTIONS,
     LoadOptions,
@@ -29,11 +29,14 @@ from chunkviz.workloads.checks import (
     parse_seconds_cell,
     zero_notes,
 )
-from chunkviz.workloads.formats import parse_mooncake_line, parse_prefix_ids_cell, parse_priority_cell
+from chunkviz.workloads.formats import (check_max_tokens, parse_max_tokens_cell, parse_mooncake_line,
+                                        parse_prefix_ids_cell, parse_priority_cell)
 
 AZURE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 CSV_COLUMNS = ("arrival_s", "prompt_tokens", "output_tokens")
-CSV_OPTIONAL_COLUMNS = ("prefix_ids", "priority")
+# Optional columns of the plain CSV: prefix_ids (formats.parse_prefix_ids_cell) the client's max_tokens
+# (formats.parse_max_tokens_cell) and priority (formats.parse_priority_cell); a file without them loads as before (max_tokens "output").
+CSV_OPTIONAL_COLUMNS = ("prefix_ids", "max_tokens", "priority")
 TRACE_FORMATS = ("azure", "mooncake", "csv")
 BUNDLED_SAMPLE_PATH = Path(__file__).resolve().parents[1] / "data" / "azure_conv_sample.csv"
 
@@ -55,6 +58,7 @@ class _Row:
     output_tokens: int
     segments: tuple[Segment, ...] | None
     priority: int = 0  # optional column / field `priority` (Request.priority; lower is served first)
+    max_tokens: int | str | None = MAX_TOKENS_AS_OUTPUT  # the client's (Request.max_tokens); no column: "output"
 
 
 @dataclass(slots=True)
@@ -76,7 +80,8 @@ class _Parse:
             )
 
     def add(self, where: str, columns: tuple[str, str], arrival: float, prompt: int, output: int,
-            segments: tuple[Segment, ...] | None, priority: int = 0) -> None:
+            segments: tuple[Segment, ...] | None, priority: int = 0,
+            max_tokens: int | str | None = MAX_TOKENS_AS_OUTPUT) -> None:
         rule = self.options.zero_tokens
         kept_prompt = apply_zero_rule(prompt, where, columns[0], rule, self.zero_counts)
         kept_output = apply_zero_rule(output, where, columns[1], rule, self.zero_counts)
@@ -88,7 +93,8 @@ class _Parse:
             raise InputError(f"{where}: the trace declares more than {self.options.max_prefix_blocks:,} prefix blocks "
                              "(hash_ids or prefix_ids), the limit that keeps a replay within memory; cut it to a "
                              "time window first")
-        self.rows.append(_Row(arrival, kept_prompt, kept_output, segments, priority))
+        check_max_tokens(max_tokens, kept_output, where)
+        self.rows.append(_Row(arrival, kept_prompt, kept_output, segments, priority, max_tokens))
 
 
 def _csv_records(text: str, required: tuple[str, ...], optional: tuple[str, ...],
@@ -130,8 +136,9 @@ def _parse_mooncake(text: str, parse: _Parse) -> int:
             continue
         parse.count_row()
         where = f"line {line_number}"
-        arrival_ms, prompt, output, segments, priority = parse_mooncake_line(line, where, parse.options)
-        parse.add(where, ("input_length", "output_length"), arrival_ms, prompt, output, segments, priority)
+        arrival_ms, prompt, output, segments, priority, max_tokens = parse_mooncake_line(line, where, parse.options)
+        parse.add(where, ("input_length", "output_length"), arrival_ms, prompt, output, segments, priority,
+                  max_tokens)
     return 1000
 
 
@@ -145,7 +152,10 @@ def _parse_plain_csv(text: str, parse: _Parse) -> int:
         tail_key = f"csv-row{parse.num_rows}"
         segments = parse_prefix_ids_cell(cells.get("prefix_ids", ""), where, prompt, options.block_tokens, tail_key)
         priority = parse_priority_cell(cells.get("priority", ""), where)
-        parse.add(where, ("prompt_tokens", "output_tokens"), arrival_s, prompt, output, segments, priority)
+        max_tokens = (parse_max_tokens_cell(cells["max_tokens"], where, options.max_output_tokens)
+                      if "max_tokens" in cells else MAX_TOKENS_AS_OUTPUT)
+        parse.add(where, ("prompt_tokens", "output_tokens"), arrival_s, prompt, output, segments, priority,
+                  max_tokens)
     return 1
 
 
@@ -170,7 +180,8 @@ def _finish(parse: _Parse, trace_format: str, ticks_per_s: int) -> TraceLoad:
     requests = tuple(
         # int - int, then one true division: exact to the last float bit for ns and ms timestamps
         Request(request_id=i, arrival_s=(rows[j].arrival - first) / ticks_per_s, prompt_tokens=rows[j].prompt_tokens,
-                output_tokens=rows[j].output_tokens, priority=rows[j].priority, segments=rows[j].segments)
+                output_tokens=rows[j].output_tokens, priority=rows[j].priority, segments=rows[j].segments,
+                max_tokens=rows[j].max_tokens)
         for i, j in enumerate(order)
     )
     notes = zero_notes(parse.zero_counts, parse.options.zero_tokens, parse.num_skipped)
@@ -211,7 +222,7 @@ def detect_format(name: str | None, first_bytes: bytes) -> str:
         return "mooncake"
     raise InputError(
         f"cannot tell the format of {name or 'the trace'}: expected JSON lines (Mooncake), or a CSV header "
-        f"{','.join(AZURE_COLUMNS)} (Azure) or {','.join(CSV_COLUMNS)}[,prefix_ids][,priority]; name the format "
+        f"{','.join(AZURE_COLUMNS)} (Azure) or {','.join(CSV_COLUMNS)}[,prefix_ids][,max_tokens][,priority]; name the format "
         "explicitly"
     )
 

@@ -142,11 +142,29 @@ def _check_slide(page, number: int, lang: str, scheme: str) -> None:
     page.keyboard.press("PageDown")  # what a presentation clicker sends
     assert box.get_attribute("data-held") == "0" and float(box.get_attribute("data-cursor-ms")) > before
     assert int(box.get_attribute("data-draws")) > draws and int(box.get_attribute("data-notes")) >= 1
+    if number == 7:
+        _check_transfer_bands(page, box)
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-revealed.png"))
     page.keyboard.press("b")
     assert box.get_attribute("data-blank") == "1" and page.locator(f"{BOX} .cover").is_visible()
     page.keyboard.press("b")
     assert box.get_attribute("data-blank") == "0"
+
+
+def _check_transfer_bands(page, box) -> None:
+    """Chapter 7 (issue 24): every KV transfer begun by the cursor is drawn, in the palette's transfer colour."""
+    from chunkviz.lessons import split
+    from ui.palette import TRANSFER
+
+    cursor = float(box.get_attribute("data-cursor-ms"))
+    begun = sum(1 for x in split.split_run("disagg").transfers if x.start_s * 1e3 < cursor)
+    assert begun >= 2 and int(box.get_attribute("data-transfers")) == begun
+    rgb = [int(TRANSFER[i:i + 2], 16) for i in (1, 3, 5)]
+    painted = page.locator(f"{BOX} canvas").first.evaluate("""(c, rgb) => {
+      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] === rgb[0] && d[i + 1] === rgb[1] && d[i + 2] === rgb[2]) n++;
+      return n; }""", rgb)
+    assert painted > 100, painted  # the bands' solid strips (3 px high) at least
 
 
 @pytest.mark.parametrize("projector", ["light", "dark"], indirect=True)

@@ -224,12 +224,30 @@ def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_d
     assert all(n["t_ms"] >= n["x_ms"] for n in held["notes"])
     assert {round(s["t_ms"], 6) for s in held["stops"]} >= {round(n["t_ms"], 6) for n in held["notes"]}
     assert held["reveal_ms"] >= held["hold_ms"]
+    # Every transfer is a band from the prefill GPU's row (C) to the decode GPU's (D) over its own time on the link,
+    # in the palette's transfer colour, which the legend explains.
+    from ui import palette
+    drawn = {b["r"]: b for b in held["transfers"]}
+    assert set(drawn) == {x.request_id for x in runs["disagg"].transfers}
+    for x in runs["disagg"].transfers:
+        band = drawn[x.request_id]
+        assert (band["from"], band["to"]) == (2, 3)
+        assert (band["s_ms"], band["e_ms"]) == pytest.approx((x.start_s * 1e3, x.ready_s * 1e3))
+        assert f"{x.num_bytes / 1e9:.2f} GB" in band["tip"]
+    assert held["legend_extra"] == [[tr("chx.split.legend.kv", "en"), palette.TRANSFER, "transfer"]]
     at = open_app(page_file(ch))
     assert not at.dataframe
     at.radio(key="c7_pred").set_value(prediction(7).correct_option).run()
     table = at.dataframe[0].value
     assert list(table[tr("chx.split.sweep.colocated", "en")]) == [c.goodput_per_gpu for c in split.sweep()
                                                                    if c.deployment == "colocated"]
+    # The load axis (issue 24): a winner per (length, load), read from the runs, and the curves' chart.
+    loads = at.dataframe[1].value
+    cells = split.load_sweep()
+    for qps in split.LOADS_QPS:
+        assert list(loads[tr("chx.split.load.col", "en", qps=qps)]) == [
+            tr(f"chx.split.load.{split.load_winner(cells, doc, qps)}", "en") for doc in split.SWEEP_DOC_TOKENS]
+    assert any(tr("chx.split.load.title", "en") in m.value for m in at.subheader)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -247,3 +265,14 @@ def test_chapter_6_shows_what_priority_buys_the_chats_only_after_the_answer(lang
     assert not at.exception
     assert tr("chx.prio.title", lang) in texts(at) and sentence in texts(at)
     assert best.chat_ttft_p99_priority_s < best.chat_ttft_p99_fcfs_s
+
+
+def test_chapter_5_credits_orca_with_hybrid_batches_and_puts_the_stalls_on_vllm_v0():
+    """Issue 23 item 4: Orca runs decodes and whole prompts in one hybrid batch; only vLLM V0 pauses decodes."""
+    from ui.chapters.text_lessons import TEXTS
+    for text in TEXTS["chx.body.5"]:
+        assert "Orca" in text and "V0" in text
+    en, zh = TEXTS["chx.body.5"]
+    assert "hybrid batch" in en and "pauses every decode" in en
+    assert "混合批次" in zh and "暂停" in zh
+    assert all("V0" in label for label in TEXTS["chx.batch.mode.continuous"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from tests.ui.apptest_helpers import open_app, texts
 
 PAGE = "pages/tradeoffs_page.py"
@@ -97,6 +99,37 @@ def test_capacity_section_is_opt_in_and_charts_capacity_by_policy_and_budget():
     assert not at.exception, at.exception
     assert len(at.get("plotly_chart")) == 4
     body = texts(at)
-    assert "Criterion: tbt_p99 <= 100 ms and ttft_p50 <= 500 ms" in body
+    # The queue bound the core's capacity search applies (Sarathi-Serve's median queueing delay <= 2 s) is in the
+    # criterion the page states and in its lesson (issue 23).
+    assert "Criterion: tbt_p99 <= 100 ms and ttft_p50 <= 500 ms and queue_p50 <= 2000 ms" in body
+    assert "median queueing delay ≤ 2 s" in body and "within 2 s, the bound of Sarathi-Serve's" in body
     # Long prompts among chats: chunking keeps token gaps short, so a chunked budget carries the most load.
     assert "Most load within the targets: **chunked prefill at" in " ".join(str(s.value) for s in at.success)
+
+
+def test_capacity_says_when_the_search_bound_was_hit_on_the_bar_and_in_a_sentence():
+    """bound_hit (CapacityResult.bound_reached): every rate up to the top met the targets, so the bar is a lower
+    bound: "≥" on the bar and a sentence naming the setting, in both languages."""
+    from ui.i18n import tr
+    from ui.tradeoffs import capacity as section
+    from chunkviz.analysis.capacity import CapacityResult
+
+    hit = CapacityResult(capacity_qps=256.0, criterion="c", probes=(), bound_reached=True)
+    found = CapacityResult(capacity_qps=12.5, criterion="c", probes=(), bound_reached=False)
+    results = {(p, b): (hit if p == "chunked" else found) for p, bs in section.POLICY_BUDGETS.items() for b in bs}
+    with patch("ui.tradeoffs.capacity.t", lambda key, **f: tr(key, "en", **f)):
+        fig = section.capacity_figure(results)
+    labels = {bar.name: list(bar.text) for bar in fig.data}
+    assert all(text == "≥ 256.0" for text in labels[tr("cap.policy.chunked", "en")])
+    assert all(text == "12.5" for text in labels[tr("cap.policy.monolithic", "en")])
+    for lang in ("en", "zh"):
+        sentence = tr("cap.bound", lang, setting="S", high=256)
+        assert "256" in sentence and "bound_hit" in sentence and "≥" in sentence
+    # On the page: the sidebar's rate at 1 req/s searches up to 16, which chunked prefill carries at every budget.
+    at = open_app(PAGE)
+    at.number_input(key="qps").set_value(1.0).run()
+    at.toggle(key="to_capacity").set_value(True).run()
+    assert not at.exception, at.exception
+    body = texts(at)
+    assert "the search bound was hit: every rate up to 16 requests/s met the targets" in body
+    assert "at least 16.0 requests/s (the top of the search" in " ".join(str(s.value) for s in at.success)

@@ -1,5 +1,6 @@
 """Chapter 7's slide and sweep: chapter 2's workload on two GPUs, each instance of each deployment as its own engine
-row in the shared comparison component, the KV transfers as notes on the decode GPU, then the question; after the
+row in the shared comparison component, each KV transfer a band from the prefill GPU's lane to the decode GPU's
+(its own colour, palette.TRANSFER, in the legend) with the document's as a note, then the question; after the
 answer, goodput per GPU over document length × link.
 
 Invariant: every number drawn or written comes from chunkviz.lessons.split (the runs); until the question is
@@ -15,6 +16,7 @@ from chunkviz.lessons.chapters import Chapter, bookmarks, long_request_id
 from chunkviz.simulator.deployment import DeploymentRun
 from chunkviz.simulator.kv_link import parse_kv_link
 from chunkviz.simulator.trace import Trace
+from ui import palette
 from ui.chapters.common import is_present, predict_then_reveal
 from ui.chapters.lanes import answered, label_for, metrics_line
 from ui.comparison import render_comparison
@@ -81,6 +83,22 @@ def notes(ch: Chapter, runs: dict[str, DeploymentRun]) -> list[dict]:
     return out
 
 
+def transfers(runs: dict[str, DeploymentRun]) -> list[dict]:
+    """Every KV transfer of the 1P+1D run as the component draws it (ui/comparison.js drawTransfers): from the
+    prefill GPU's row to the decode GPU's, over [first byte, cache whole at the decode GPU] (kv_link.py)."""
+    where, eng = {}, 0
+    for run in runs.values():
+        for inst in run.instances:
+            where[(run.spec.kind, inst.role, inst.index)] = eng
+            eng += 1
+    link = link_label(split.SLIDE_LINK)
+    return [{"r": x.request_id, "from": where[("disagg", "prefill", x.prefill_instance)],
+             "to": where[("disagg", "decode", x.decode_instance)], "s_ms": x.start_s * 1e3, "e_ms": x.ready_s * 1e3,
+             "tip": t("chx.split.tip.kv", rid=x.request_id, gb=x.num_bytes / 1e9, link=link, a=x.start_s * 1e3,
+                      b=x.ready_s * 1e3, ms=x.exposed_s * 1e3)}
+            for x in runs["disagg"].transfers]
+
+
 def hold_ms(ch: Chapter, runs: dict[str, DeploymentRun]) -> float:
     """The start of the document's first prompt step, the earliest over the GPUs that compute it."""
     doc = _doc_id(runs)
@@ -96,7 +114,9 @@ def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
                      "label": "ABCD"[n["eng"]] + ": " + (t("chx.split.bm.kv", rid=n["lane"]) if n.get("kv")
                                                          else t("chx.bm.long_prefill"))} for n in drawn),
                    key=lambda s: s["t_ms"])
-    return {"slide": True, "notes": drawn, "stops": stops, "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
+    legend = [[t("chx.split.legend.kv"), palette.TRANSFER, "transfer"]]
+    return {"slide": True, "notes": drawn, "stops": stops, "transfers": transfers(runs), "legend_extra": legend,
+            "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
             "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn)}
 
 
@@ -127,7 +147,10 @@ def sweep_lesson() -> None:
     table: dict[str, list] = {t("chx.split.sweep.doc"): list(split.SWEEP_DOC_TOKENS)}
     for dep, name in names.items():
         table[name] = [c.goodput_per_gpu for c in cells if c.deployment == dep]
-    table[t("chx.split.sweep.winner")] = [_winner([c for c in cells if c.doc_tokens == doc], names)
+    # The winner column names a link by its maker's name alone (the columns carry the rates), so a tie fits 1280 px.
+    short = {"colocated": names["colocated"],
+             **{link: LINK_NAMES.get(link, link_label(link)) for link in split.SWEEP_LINKS}}
+    table[t("chx.split.sweep.winner")] = [_winner([c for c in cells if c.doc_tokens == doc], short)
                                           for doc in split.SWEEP_DOC_TOKENS]
     st.dataframe(table, hide_index=True,
                  column_config={n: st.column_config.NumberColumn(format="%.1f") for n in names.values()})

@@ -101,12 +101,17 @@ TEXTS: dict[str, tuple[str, str]] = {
     # 5 · continuous batching
     "chx.body.5": (
         "**Static batching** admits a batch and waits for its last request to finish before admitting anyone "
-        "else. **Continuous batching** (Orca, iteration-level scheduling) re-forms the batch every step: finished "
-        "requests leave, new ones join. **Decode-first** (stall-free) batching, as in Sarathi-Serve and vLLM V1, "
+        "else. **Continuous batching** (Orca's iteration-level scheduling) re-forms the batch every step: finished "
+        "requests leave, new ones join. Orca puts the running decodes and whole new prompts in one hybrid batch; "
+        "the continuous engine drawn here is vLLM V0's, which runs waiting prompts first and pauses every decode "
+        "while it does, so its stalls are V0's, not Orca's. **Decode-first** (stall-free) batching, as in "
+        "Sarathi-Serve and vLLM V1, "
         "fills each step with the running decodes first and gives what is left of the budget to prompt chunks, "
         "so the GPU's work per step stays level instead of swinging between huge prefills and tiny decodes.",
         "**静态批处理**收下一批请求，要等这批里最后一个请求完成才接新的。**连续批处理**（Orca 的迭代级调度）每一步都重组"
-        "批次：完成的离开，新来的加入。**解码优先**（无卡顿）批处理，如 Sarathi-Serve 和 vLLM V1，每一步先放进正在解码的"
+        "批次：完成的离开，新来的加入。Orca 把正在解码的请求和完整的新提示词放进同一个混合批次；这里画的连续批处理是 "
+        "vLLM V0 的：它先算等待中的提示词，算的时候所有解码都暂停，所以这些卡顿来自 V0，而不是 Orca。"
+        "**解码优先**（无卡顿）批处理，如 Sarathi-Serve 和 vLLM V1，每一步先放进正在解码的"
         "请求，再把剩下的预算分给提示词块，于是 GPU 每步的工作量保持平稳，不再在巨大的预填充和很小的解码之间来回摆动。"),
     "chx.q.5": ("Static batching: R1 arrives {gap_ms:,.0f} ms after R0, which started alone. When does R1 get its "
                 "first token?", "静态批处理：R0 独自开始，R1 晚 {gap_ms:,.0f} 毫秒到达。R1 什么时候拿到首个 token？"),
@@ -119,7 +124,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "{r1_ttft_continuous_ms:,.0f} 毫秒。"),
     "chx.batch.title": ("Three ways to batch, one workload", "三种批处理方式，同一份负载"),
     "chx.batch.mode.static": ("static", "静态"),
-    "chx.batch.mode.continuous": ("continuous (prefill-first)", "连续（预填充优先）"),
+    "chx.batch.mode.continuous": ("continuous, prefill-first (vLLM V0)", "连续、预填充优先（vLLM V0）"),
     "chx.batch.mode.decode_first": ("decode-first, chunked", "解码优先、分块"),
     "chx.batch.col.mode": ("batching", "批处理方式"),
     "chx.batch.col.ttft_p50": ("TTFT p50 (ms)", "首字延迟 p50（毫秒）"),

@@ -16,6 +16,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达 Decode GPU"),
     "chx.split.lbl.kv": ("R{rid}'s KV → decode GPU: {gb:.2f} GB over {link}, {ms:.1f} ms after its prefill",
                          "R{rid} 的 KV → Decode GPU：{gb:.2f} GB 经 {link}，Prefill 结束后再等 {ms:.1f} 毫秒"),
+    "chx.split.legend.kv": ("KV transfer (prefill GPU → decode GPU)", "KV 传输（Prefill GPU → Decode GPU）"),
+    "chx.split.tip.kv": ("R{rid}'s KV cache: {gb:.2f} GB over {link}\n{a:,.1f} → {b:,.1f} ms, {ms:.1f} ms after its "
+                         "prefill", "R{rid} 的 KV 缓存：{gb:.2f} GB 经 {link}\n{a:,.1f} → {b:,.1f} 毫秒，Prefill 结束后再等 "
+                         "{ms:.1f} 毫秒"),
     "chx.body.7": (
         "Two GPUs can share the work in two ways. **Colocated**: each GPU is a whole kitchen that takes every "
         "second order and both prepares (prefill) and plates (decode) it, in chunks as in chapter 3. "
@@ -60,4 +64,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.sweep.disagg": ("1P+1D · {link}", "1P+1D · {link}"),
     "chx.split.sweep.winner": ("wins", "胜出"),
     "chx.split.sweep.tie": ("tie", "持平"),
+    "chx.split.load.title": ("Who wins at what load", "多大负载下谁胜出"),
+    "chx.split.load.body": (
+        "The same requests offered faster: each cell is one run per deployment on the same two GPUs, and says "
+        "which meets TTFT p90 ≤ {ttft_ms:.0f} ms and TBT p99 ≤ {tbt_ms:.0f} ms at that load (requests/s to both "
+        "GPUs together). 1P+1D crosses {link}. Below, the two figures against the load at {doc:,} document tokens.",
+        "同一批请求，来得越来越快：每格是两种部署在同样两块 GPU 上各跑一次的结果，写的是在这个负载（两块 GPU "
+        "合计的请求/秒）下谁满足首字延迟 p90 ≤ {ttft_ms:.0f} 毫秒且字间延迟 p99 ≤ {tbt_ms:.0f} 毫秒。"
+        "1P+1D 走 {link}。下图是文档 {doc:,} token 时这两个指标随负载的变化。"),
+    "chx.split.load.col": ("{qps:g} req/s", "{qps:g}/秒"),  # 中文: the unit (请求/秒) is in the text above; nine fit
+    "chx.split.load.both": ("both", "都满足"),
+    "chx.split.load.colocated": ("colocated", "同置"),
+    "chx.split.load.disagg": ("1P+1D", "1P+1D"),
+    "chx.split.load.neither": ("neither", "都不满足"),
+    "chx.split.load.ttft": ("TTFT p90 (ms)", "首字延迟 p90（毫秒）"),
+    "chx.split.load.tbt": ("TBT p99 (ms)", "字间延迟 p99（毫秒）"),
+    "chx.split.load.axis": ("load (requests/s, both GPUs)", "负载（请求/秒，两块 GPU 合计）"),
+    "chx.split.load.ms": ("ms", "毫秒"),
+    "chx.split.load.slo": ("SLO", "SLO"),
+    "chx.split.load.limits": ("At {doc:,} document tokens colocated meets the SLO up to {colocated} and 1P+1D up "
+                              "to {disagg} of the loads run.",
+                              "文档 {doc:,} token 时，在跑过的负载里同置最高到 {colocated} 仍满足 SLO，1P+1D 最高到 "
+                              "{disagg}。"),
 }

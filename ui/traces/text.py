@@ -40,11 +40,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "rt.upload": ("Trace file (.csv or .jsonl, at most {mb} MB)", "流量文件（CSV 或 JSONL，最大 {mb} MB）"),
     "rt.upload_help": (
         "Azure CSV: TIMESTAMP,ContextTokens,GeneratedTokens. Mooncake: one JSON object per line with timestamp "
-        "(ms), input_length, output_length, hash_ids. Plain CSV: arrival_s,prompt_tokens,output_tokens and an "
-        "optional prefix_ids column like 3;7;9.",
+        "(ms), input_length, output_length, hash_ids and an optional max_tokens. Plain CSV: "
+        "arrival_s,prompt_tokens,output_tokens, an optional prefix_ids column like 3;7;9 and an optional "
+        "max_tokens column (the client's: a number, empty for unset).",
         "Azure CSV：`TIMESTAMP,ContextTokens,GeneratedTokens`。Mooncake：每行一个 JSON 对象，含 `timestamp`（毫秒）、"
-        "input_length、output_length、hash_ids。普通 CSV：arrival_s,prompt_tokens,output_tokens，可选 prefix_ids "
-        "列，例如 3;7;9。"),
+        "input_length、output_length、hash_ids，可选 max_tokens。普通 CSV：arrival_s,prompt_tokens,output_tokens，"
+        "可选 prefix_ids 列，例如 3;7;9，以及可选 max_tokens 列（客户端发送的值：一个数，留空表示未设置）。"),
     "rt.upload_wait": ("Choose a file above; until then the bundled sample is shown.",
                        "请在上方选择文件；在此之前显示内置样本。"),
     "rt.bad_upload": ("Could not load {name}: {error}", "无法加载 {name}：{error}"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from chunkviz.analysis.capacity import CapacityResult, Slo, native_qps
+from chunkviz.analysis.capacity import SARATHI_QUEUE_P50_S, CapacityResult, Slo, native_qps
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.errors import SimulationLimitError
 from chunkviz.config import SchedulerConfig
@@ -36,6 +36,13 @@ def _setting(policy: str, budget: int | None) -> str:
     return t("cap.setting", policy=t(f"cap.policy.{policy}"), budget=budget)
 
 
+def _criterion(slo: Slo) -> str:
+    """Slo.criterion in the page's language: the metrics' names as the command prints them, joined in prose."""
+    parts = [t("cap.criterion_part", name=name[:-2], ms=getattr(slo, name) * 1e3)
+             for name in ("tbt_p99_s", "ttft_p50_s", "queue_p50_s") if getattr(slo, name) is not None]
+    return t("cap.and").join(parts)
+
+
 def _category(budget: int | None) -> str:
     return t("cap.engine_default") if budget is None else str(budget)
 
@@ -48,9 +55,13 @@ def capacity_figure(results: dict[tuple[str, int], CapacityResult]) -> go.Figure
         found = [b for b in budgets if results[(policy, b)].capacity_qps is not None]
         xs = [_category(b) for b in found]
         ys = [results[(policy, b)].capacity_qps for b in found]
+        # A bar whose search hit its top (bound_hit) is a lower bound: "≥" says so on the bar itself.
+        labels = [t("cap.at_least" if results[(policy, b)].bound_reached else "cap.value", qps=y)
+                  for b, y in zip(found, ys)]
         fig.add_bar(x=xs, y=ys, name=t(f"cap.policy.{policy}"), marker_color=POLICY_COLORS[policy],
-                    text=[f"{y:.1f}" for y in ys], textposition="outside")
-    fig.update_layout(barmode="group", height=360, margin={"t": 30, "b": 40}, legend={"orientation": "h"},
+                    text=labels, textposition="outside")
+    fig.update_layout(barmode="group", height=380, margin={"t": 30, "b": 40},
+                      legend={"orientation": "h", "y": -0.3},  # under the axis title, not on it
                       xaxis={"title": t("cap.axis_budget"), "type": "category",
                              "categoryarray": [_category(b) for b in (*BUDGETS_TOKENS, None)]},
                       yaxis={"title": t("cap.axis_qps")})
@@ -60,10 +71,12 @@ def capacity_figure(results: dict[tuple[str, int], CapacityResult]) -> go.Figure
 def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
     """The section: lesson, an opt-in toggle (it costs about a hundred runs), the chart and its sentences."""
     st.subheader(t("cap.title"))
-    st.markdown(t("cap.lesson"))
+    st.markdown(t("cap.lesson", queue_s=SARATHI_QUEUE_P50_S))
     if not st.toggle(t("cap.toggle"), key="to_capacity"):
         return
-    slo = Slo(tbt_p99_s=slo_tbt_s, ttft_p50_s=slo_ttft_s)
+    # The core's capacity search also bounds the median queueing delay (Sarathi-Serve's 2 s, analysis/capacity.py
+    # SARATHI_QUEUE_P50_S), as the `capacity` command does: a rate whose queue keeps growing is not sustainable.
+    slo = Slo(tbt_p99_s=slo_tbt_s, ttft_p50_s=slo_ttft_s, queue_p50_s=SARATHI_QUEUE_P50_S)
     rate = native_qps(scenario)
     low, high = rate * RATE_RANGE[0], rate * RATE_RANGE[1]
     results: dict[tuple[str, int], CapacityResult] = {}
@@ -79,7 +92,8 @@ def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
         return
     bar.empty()
     st.plotly_chart(capacity_figure(results), width="stretch", key="to_fig_capacity", config=chart_config())
-    st.caption(t("cap.criterion", criterion=slo.criterion(), low=round(low, 3), high=round(high, 3)))
+    st.caption(t("cap.criterion", criterion=_criterion(slo), low=round(low, 3), high=round(high, 3),
+                 queue_s=SARATHI_QUEUE_P50_S))
     for (policy, budget), result in results.items():
         if result.capacity_qps is None:
             st.markdown("- " + t("cap.none", setting=_setting(policy, budget), low=round(low, 3)))
@@ -88,4 +102,5 @@ def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
     found = [(r.capacity_qps, key) for key, r in results.items() if r.capacity_qps is not None]
     if found:
         qps, (policy, budget) = max(found)
-        st.success(t("cap.best", setting=_setting(policy, budget), qps=qps))
+        best = "cap.best_bound" if results[(policy, budget)].bound_reached else "cap.best"  # a lower bound: say so
+        st.success(t(best, setting=_setting(policy, budget), qps=qps))

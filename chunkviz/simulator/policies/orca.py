@@ -9,6 +9,7 @@ max_model_len blocks), so memory never runs out mid-generation and a running dec
 
 from __future__ import annotations
 
+from chunkviz.simulator.decision import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens
 from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
 from chunkviz.simulator.sequence import SeqState
@@ -25,6 +26,19 @@ def fits_max_model_len(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> boo
     reserved = sum(max(0, per_request - ctx.kv.num_table_blocks(s.key)) for s in ctx.running)
     own = per_request * seq.seats_needed - hit_tokens // ctx.kv.block_size  # each sample of n reserves its own
     return own <= ctx.kv.num_free_blocks() - reserved
+
+
+def explain_max_model_len(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> ReserveNote:
+    """fits_max_model_len's figures, in blocks (the same arithmetic)."""
+    per_request = _max_len_blocks(ctx)
+    reserved = sum(max(0, per_request - ctx.kv.num_table_blocks(s.key)) for s in ctx.running)
+    own = per_request * seq.seats_needed - hit_tokens // ctx.kv.block_size
+    limit = context_limit_tokens(ctx)
+    return ReserveNote("max_model_len", seq.request.request_id, None, limit - seq.request.prompt_tokens, limit, own,
+                       ctx.kv.num_free_blocks() - reserved)
+
+
+fits_max_model_len.explain = explain_max_model_len  # the why-sentence's reading of a refusal (decision.py)
 
 
 def schedule_orca(ctx: SchedContext) -> Plan:

@@ -15,6 +15,9 @@ update_running_batch).
 
 from __future__ import annotations
 
+import math
+
+from chunkviz.simulator.decision import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, sglang_max_new_tokens
 from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, requeue_last,
                                              schedule_running)
@@ -74,6 +77,18 @@ def _fits_or_latch(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
     if not fits:
         ctx.policy_state[BATCH_IS_FULL] = 1.0
     return fits
+
+
+def explain_rem_total(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> ReserveNote:
+    """fits_rem_total's figures in tokens: what the request would reserve, and rem_total_tokens (rounded down)."""
+    max_new = min(_max_new(ctx, seq), CLIP_MAX_NEW_TOKENS)
+    return ReserveNote("prefill_adder", seq.request.request_id, seq.request.client_max_tokens, max_new,
+                       seq.num_tokens + max_new, seq.num_tokens - hit_tokens + max_new,
+                       math.floor(rem_total_tokens(ctx)))
+
+
+fits_rem_total.explain = explain_rem_total  # the why-sentence's reading of a refusal (decision.py)
+_fits_or_latch.explain = explain_rem_total  # the check schedule_sglang passes (the refusal also latches)
 
 
 def schedule_sglang(ctx: SchedContext) -> Plan:

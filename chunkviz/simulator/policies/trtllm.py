@@ -9,6 +9,7 @@ started request is paused (recomputed later) when memory runs out.
 
 from __future__ import annotations
 
+from chunkviz.simulator.decision import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, trtllm_total_tokens
 from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
 from chunkviz.simulator.sequence import SeqState
@@ -22,12 +23,23 @@ def _blocks_to_completion(ctx: SchedContext, seq: SeqState) -> int:
     return max(0, kv.blocks_for(total) - kv.num_table_blocks(seq.key))
 
 
-def fits_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
-    """GUARANTEED_NO_EVICT: admit only what fits after every running request's remaining blocks are set aside."""
+def explain_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> ReserveNote:
+    """GUARANTEED_NO_EVICT's arithmetic: the request's blocks to completion against the free blocks left once every
+    running request's remaining blocks are set aside."""
     reserved = sum(_blocks_to_completion(ctx, s) for s in ctx.running)
     total = trtllm_total_tokens(seq.request, context_limit_tokens(ctx))
     own = ctx.kv.blocks_for(total) - hit_tokens // ctx.kv.block_size
-    return own <= ctx.kv.num_free_blocks() - reserved
+    return ReserveNote("guaranteed_no_evict", seq.request.request_id, seq.request.client_max_tokens,
+                       total - seq.request.prompt_tokens, total, own, ctx.kv.num_free_blocks() - reserved)
+
+
+def fits_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> bool:
+    """GUARANTEED_NO_EVICT: admit only what fits after every running request's remaining blocks are set aside."""
+    note = explain_to_completion(ctx, seq, hit_tokens)
+    return note.need <= note.available
+
+
+fits_to_completion.explain = explain_to_completion  # the why-sentence's reading of a refusal (decision.py)
 
 
 def schedule_trtllm(ctx: SchedContext) -> Plan:
