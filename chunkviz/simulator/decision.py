@@ -11,26 +11,13 @@ from dataclasses import dataclass, field
 
 from chunkviz.simulator.policies.registry import policy_entry
 from chunkviz.simulator.policies.vllm import fits_full_sequence
+from chunkviz.simulator.reserve_note import ReserveNote  # re-exported: analysis/why.py reads it from here
 from chunkviz.simulator.sched_common import Plan, SchedContext, prefix_hit, seats_taken
 from chunkviz.simulator.sequence import SeqState
 
 MAX_WAITING_IDS = 8  # enough to name who waits; a long queue is summarised by StepRecord.num_waiting
 WAIT_REASONS = ("", "budget", "seats", "memory", "no_chunking", "whole_prompt", "policy")
 STALL_REASONS = ("", "prefill_first", "budget")
-
-
-@dataclass(frozen=True, slots=True)
-class ReserveNote:
-    """Why an admission rule that reserves for the future refused the head of the queue, in its engine's own units:
-    TensorRT-LLM's GUARANTEED_NO_EVICT and Orca count KV blocks, SGLang's PrefillAdder counts tokens."""
-
-    rule: str  # "guaranteed_no_evict" (policies/trtllm.py), "prefill_adder" (sglang.py), "max_model_len" (orca.py)
-    request_id: int
-    max_tokens: int | None  # the client's max_tokens as sent (None: unset); Orca reserves max_model_len instead
-    read_max_tokens: int  # the output the rule reserves for: max_tokens as its engine reads it (unset: its default)
-    reserve_tokens: int  # what the rule reserves for this request: prompt + max_tokens as the engine reads it
-    need: int  # blocks (or tokens) the request would take
-    available: int  # blocks (or tokens) left once the running requests' reservations are set aside
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,8 +132,8 @@ def parse_mooncake_line(line: str, where: str, options: LoadOptions
     if not block_ids:
         return arrival_ms, prompt, output, None, priority, max_tokens  # a 0-token prompt: nothing to share
     # No tail key is needed: ceil(prompt / 512) ids always reach the prompt's last token.
-    return arrival_ms, prompt, output, block_segments("mc", block_ids, prompt, MOONCAKE_BLOCK_TOKENS, ""), priority,
-            max_tokens
+    segments = block_segments("mc", block_ids, prompt, MOONCAKE_BLOCK_TOKENS, "")
+    return arrival_ms, prompt, output, segments, priority, max_tokens
 
 
 def parse_prefix_ids_cell(cell: str, where: str, prompt_tokens: int, block_tokens: int,

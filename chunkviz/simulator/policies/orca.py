@@ -9,7 +9,7 @@ max_model_len blocks), so memory never runs out mid-generation and a running dec
 
 from __future__ import annotations
 
-from chunkviz.simulator.decision import ReserveNote
+from chunkviz.simulator.reserve_note import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens
 from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
 from chunkviz.simulator.sequence import SeqState

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from chunkviz.simulator.decision import ReserveNote
+from chunkviz.simulator.reserve_note import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, sglang_max_new_tokens
 from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, requeue_last,
                                              schedule_running)

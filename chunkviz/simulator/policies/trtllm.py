@@ -9,7 +9,7 @@ started request is paused (recomputed later) when memory runs out.
 
 from __future__ import annotations
 
-from chunkviz.simulator.decision import ReserveNote
+from chunkviz.simulator.reserve_note import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, trtllm_total_tokens
 from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
 from chunkviz.simulator.sequence import SeqState
