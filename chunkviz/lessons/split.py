@@ -94,9 +94,9 @@ def sweep() -> tuple[SweepCell, ...]:
 
 
 # The load axis: requests/s offered to the two GPUs together, from well below every cell's goodput to above the
-# highest (the sweep above: 2 x 72 req/s per GPU at 2,000-token documents); colocated against 1P+1D over the
+# highest (the sweep above: 2 x 96 req/s per GPU at 2,000-token documents); colocated against 1P+1D over the
 # slide's link. 3 lengths x 9 loads x 2 deployments = 54 runs of SWEEP_NUM_REQUESTS requests, about a second.
-LOADS_QPS = (10.0, 20.0, 30.0, 40.0, 60.0, 90.0, 120.0, 135.0, 150.0)
+LOADS_QPS = (10.0, 20.0, 30.0, 40.0, 60.0, 90.0, 120.0, 160.0, 240.0)
 LOAD_DEPLOYMENTS = ("colocated", SLIDE_LINK)
 LOAD_CHART_DOC_TOKENS = 4000  # the length drawn as curves: the winner changes with the load there
 WINNERS = ("both", "colocated", "disagg", "neither")
