@@ -95,7 +95,7 @@ class BlockManager:
     def allocate(self, seq: SeqKey, write_start: int, target_tokens: int, hit_block_ids: list[int] = ()) -> bool:
         """Give `seq` blocks for tokens [0, target_tokens), taking `hit_block_ids` first; False changes nothing."""
         table = self.tables.get(seq, [])
-        num_hit_free = sum(1 for b in hit_block_ids if self.blocks[b].ref_count == 0)
+        num_hit_free = sum(1 for b in hit_block_ids if self.blocks[b].ref_count == 0) if hit_block_ids else 0
         needs_copy = self._needs_copy(table, write_start)
         num_new = max(0, self.blocks_for(target_tokens) - len(table) - len(hit_block_ids))
         if num_new + needs_copy > len(self.free_queue) - num_hit_free:
@@ -110,6 +110,21 @@ class BlockManager:
             table.extend(new_ids)
             self._emit(Allocated(seq[0], seq[1], tuple(new_ids)))
         return True
+
+    def covers(self, seq: SeqKey, write_start: int, end_tokens: int) -> bool:
+        """True when allocate(seq, write_start, t) for a t its table already holds, then cache_blocks(seq, ...,
+        end_tokens), would change nothing: no copy-on-write and no newly full block to key. The scheduler asks this
+        before a decode so that the common step (no block boundary crossed) costs no allocation call."""
+        table = self.tables.get(seq)
+        if table is None or len(table) * self.block_size < end_tokens:
+            return False
+        index = write_start // self.block_size
+        if index < len(table) and self.blocks[table[index]].ref_count > 1:
+            return False
+        if not self.enable_prefix_caching:
+            return True
+        keys = self.seq_chain_keys.get(seq)  # cache_blocks creates the entry when missing: leave that to it
+        return keys is not None and len(keys) >= min(end_tokens // self.block_size, len(table))
 
     def _needs_copy(self, table: list[int], write_start: int) -> bool:
         index = write_start // self.block_size
@@ -194,8 +209,14 @@ class BlockManager:
 
     def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
         """Record that tokens [old, new) now hold KV (and cache any full block not cached when it was scheduled)."""
-        table, bs = self.tables[seq], self.block_size
-        for index in range(old_tokens // bs, self.blocks_for(new_tokens)):
-            block = self.blocks[table[index]]
-            block.num_filled_tokens = max(block.num_filled_tokens, min(bs, new_tokens - index * bs))
-        self.cache_blocks(seq, content_fn, new_tokens)
+        table, bs, blocks = self.tables[seq], self.block_size, self.blocks
+        for index in range(old_tokens // bs, -(-new_tokens // bs)):
+            block = blocks[table[index]]
+            filled = min(bs, new_tokens - index * bs)
+            if filled > block.num_filled_tokens:
+                block.num_filled_tokens = filled
+        if self.enable_prefix_caching:
+            # cache_blocks' own loop would be empty when every full block is keyed already (most steps): skip the call.
+            keys = self.seq_chain_keys.get(seq)
+            if keys is None or len(keys) < min(new_tokens // bs, len(table)):
+                self.cache_blocks(seq, content_fn, new_tokens)
