@@ -48,6 +48,7 @@ def needs_paged_manager(config: SimConfig, requests: Sequence[Request]) -> bool:
 def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callable[[object], None]) -> KvManager:
     num_blocks = num_gpu_blocks(config)
     if needs_paged_manager(config, requests):
+        # Only detailed runs record events: without them the manager builds none (one per block it hands out).
         return BlockManager(num_blocks, config.cache.block_size, config.cache.enable_prefix_caching,
-                            config.cache.eviction, emit)
+                            config.cache.eviction, emit if config.record_detail else None)
     return CountingKvManager(num_blocks, config.cache.block_size)
