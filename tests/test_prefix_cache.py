@@ -304,7 +304,7 @@ def test_lru_free_queue_keeps_the_ranked_lru_order(ops):
     for op, block_id in ops:
         if op == "push" and block_id not in resident:
             ranked.push(block_id, block_id % 2 == 0, block_id, block_id % 3)
-            lru.push_id(block_id) if block_id % 2 else lru.push(block_id, True, block_id, 0)
+            lru.push(block_id, True, block_id, 0)
             resident.add(block_id)
         elif op == "pop" and resident:
             popped = ranked.pop()

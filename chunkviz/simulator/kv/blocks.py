@@ -164,9 +164,11 @@ class BlockManager:
     def _pop_free_blocks(self, num_blocks: int) -> list[int]:
         """The next `num_blocks` of the free queue, each emptied and held once (one loop: a block of every request
         passes through here)."""
-        pop, blocks, touched, new_ids = self.free_queue.pop, self.blocks, self.touched_block_ids, []
+        blocks, touched, new_ids = self.blocks, self.touched_block_ids, []
+        ordered = getattr(self.free_queue, "ordered", None)  # LRU: its ordered dict, popped from the head directly
+        pop = self.free_queue.pop if ordered is None else None
         for _ in range(num_blocks):
-            block = blocks[pop()]
+            block = blocks[pop() if ordered is None else ordered.popitem(last=False)[0]]
             key = block.key
             if key is not None:
                 # Lazy eviction, as in vLLM: a cached block dies only when its slot is reused.
@@ -203,13 +205,13 @@ class BlockManager:
         """Release a sequence's blocks tail-first (vLLM: deeper blocks are evicted first); returns how many."""
         table = self.tables.pop(seq, [])
         self.seq_chain_keys.pop(seq, None)
-        blocks, push, push_id = self.blocks, self.free_queue.push, getattr(self.free_queue, "push_id", None)
+        blocks, push, ordered = self.blocks, self.free_queue.push, getattr(self.free_queue, "ordered", None)
         for block_id in reversed(table):
             block = blocks[block_id]
             block.ref_count -= 1
             if block.ref_count == 0:
-                if push_id is not None:  # LRU: the order needs nothing but the block
-                    push_id(block_id)
+                if ordered is not None:  # LRU: the block joins the tail of its ordered dict (what push does)
+                    ordered[block_id] = None
                 else:
                     push(block_id, block.key is not None, block.cached_seq_no, block.num_hits)
         if table and self._emit is not _ignore:

@@ -53,25 +53,21 @@ class LruFreeBlockQueue:
     rule = "lru"
 
     def __init__(self) -> None:
-        self._blocks: OrderedDict[int, None] = OrderedDict()
-        self.remove: Callable[[int], None] = self._blocks.__delitem__
-        self._popitem = self._blocks.popitem
-
-    def push_id(self, block_id: int) -> None:
-        """push() without what LRU never reads (BlockManager.free calls this when the queue has it)."""
-        self._blocks[block_id] = None  # never already in: a block is pushed when its last holder lets go
+        # Public so that the block manager's loops (a pop and a push per block of every request) use it directly.
+        self.ordered: OrderedDict[int, None] = OrderedDict()
+        self.remove: Callable[[int], None] = self.ordered.__delitem__
 
     def push(self, block_id: int, is_cached: bool, cached_seq_no: int, num_hits: int) -> None:
-        self._blocks[block_id] = None
+        self.ordered[block_id] = None  # never already in: a block is pushed when its last holder lets go
 
     def pop(self) -> int:
-        return self._popitem(last=False)[0]
+        return self.ordered.popitem(last=False)[0]
 
     def order(self) -> list[int]:
-        return list(self._blocks)
+        return list(self.ordered)
 
     def __len__(self) -> int:
-        return len(self._blocks)
+        return len(self.ordered)
 
 
 def _queue(rule: str) -> Callable[[], FreeBlockQueue]:
