@@ -272,8 +272,8 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     if final_blocks > st.slack:
         return False  # it would fit now but could run short later
     kv = st.kv
-    if kv is not None and kv.enable_prefix_caching and (
-            kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs)):
+    if kv is not None and kv.enable_prefix_caching and (kv.find_prefix_hit(seq.content, prompt - 1)
+                                                         or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs)):
         # A prefix hit is the exact loop's business. The lookup runs after this step's decodes took their blocks
         # (admit_waiting follows schedule_running); those only evict keys or add deeper ones, except a block 0
         # filled now, whose key might be this prompt's first: then too the exact loop takes the step.
