@@ -272,11 +272,13 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     if final_blocks > st.slack:
         return False  # it would fit now but could run short later
     kv = st.kv
-    if kv is not None and kv.enable_prefix_caching and (kv.find_prefix_hit(seq.content, prompt - 1)
-                                                         or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs)):
-        # A prefix hit is the exact loop's business. The lookup runs after this step's decodes took their blocks
-        # (admit_waiting follows schedule_running); those only evict keys or add deeper ones, except a block 0
-        # filled now, whose key might be this prompt's first: then too the exact loop takes the step.
+    hit_possible = kv is not None and kv.enable_prefix_caching and (
+        kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs))
+    if hit_possible:
+        # A prefix hit is the exact loop's business. There the lookup runs after this step's decodes took their
+        # blocks (admit_waiting follows schedule_running); here before, with the same answer when no hit is found:
+        # the decodes only evict keys or key deeper blocks (a chain key with a parent never equals a first block's
+        # key), unless one fills its block 0, whose key might be this prompt's first: then the exact loop steps.
         return False
     cost = ff.coster(StepShape(st.n + prompt, st.n + 1, st.context + st.n + prompt * (prompt + 1) // 2, st.context))
     start_s, k = st.now_s, st.k
