@@ -1,7 +1,9 @@
 """Speed of the fast path and of parallel sweeps, one table from one run (.venv/bin/python bench/speed.py [--quick]).
 
-Prints: the 20,000-request azure-conv-like run (chunked, 2048-token budget, Llama-3-8B on H100) with fast
-forwarding and with --no-fast-forward and the ratio, its steps/s, the whole `simulate --json` process, peak memory;
+Prints: the 20,000-request azure-conv-like run (chunked, 2048-token budget, Llama-3-8B on H100) as whole
+`simulate --json` processes, default and with --enable-prefix-caching (fast and exact path), each with wall time,
+CPU time and peak RSS of that one process (os.wait4), medians of interleaved runs; the same run in-process with fast
+forwarding and with --no-fast-forward and the ratio, its steps/s, peak Python allocations;
 a 64-point sweep (16 budgets x 4 load scales) on 1 and 2 worker processes and on a local Dask cluster (2 worker
 processes); a 10-minute window of the full Azure conversation trace. Every figure is wall-clock (perf_counter),
 best of `--repeats`; the machine's load average is printed before and after, since the machine may be shared.
@@ -11,11 +13,14 @@ Speed is measured here, never asserted in tests.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -94,6 +99,44 @@ def bench_process(num_requests: int) -> None:
         row(f"  whole `simulate --json` process ({label})", f"{wall:.2f} s", f"max RSS of children so far {rss:.0f} MiB")
 
 
+# (label, extra flags) of the whole-process rows: what a user's default run costs, and with prefix caching on.
+ENGINE_ROWS = (("default run", []), ("prefix caching on", ["--enable-prefix-caching"]),
+               ("prefix caching, exact path", ["--enable-prefix-caching", "--no-fast-forward"]))
+
+
+def _timed_process(argv: list[str]) -> tuple[float, float, float, dict]:
+    """(wall s, CPU s, peak RSS MiB, JSON out) of one child process, its own rusage (not the children's maximum)."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as out:  # a file, not a pipe: the child never waits on this process to read
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{' '.join(argv)} failed with exit status {os.waitstatus_to_exitcode(status)}")
+        out.seek(0)
+        data = json.load(out)
+    data.pop("fast_forwarded_steps", None)  # the one key that tells the paths apart
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, data  # ru_maxrss: KiB on Linux
+
+
+def bench_engine_rows(num_requests: int, repeats: int) -> None:
+    """Each row's process run `repeats` times, rows interleaved (a shared machine's load hits them alike)."""
+    argv = [sys.executable, "-m", "chunkviz", "simulate", "--json", *RUN_20K]
+    argv[argv.index("20000")] = str(num_requests)
+    runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _ in ENGINE_ROWS}
+    outputs: dict[str, dict] = {}
+    for _ in range(repeats):
+        for label, extra in ENGINE_ROWS:
+            *figures, outputs[label] = _timed_process(argv + extra)
+            runs[label].append(tuple(figures))
+    assert outputs["prefix caching on"] == outputs["prefix caching, exact path"], "fast and exact paths disagree"
+    for label, _ in ENGINE_ROWS:
+        walls, cpus, rss = zip(*runs[label])
+        row(f"{num_requests:,} requests, {label} (process)", f"{statistics.median(walls):.2f} s",
+            f"CPU {statistics.median(cpus):.2f} s, peak RSS {max(rss):.0f} MiB; median of {repeats}"
+            + ("; same JSON as the exact path, asserted" if label == "prefix caching on" else ""))
+
+
 def sweep_jobs(num_requests: int) -> list:
     budgets = ",".join(str(int(64 * 2 ** (i / 2))) for i in range(16))
     args = build_parser().parse_args(["sweep", "--budgets", budgets, "--qps-scale", "0.5,1,2,4", "--workload",
@@ -151,6 +194,7 @@ def main() -> None:
     print(f"machine: {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} cores, "
           f"load average before {os.getloadavg()[0]:.2f}")
     print("| benchmark | figure | notes |\n|---|---|---|")
+    bench_engine_rows(n_large, args.repeats)
     bench_process(n_large)
     bench_20k(n_large, args.repeats)
     bench_sweeps(n_sweep)

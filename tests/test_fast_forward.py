@@ -19,7 +19,9 @@ from chunkviz.simulator.policies.refusals import vllm_budget_below_max_model_len
 from chunkviz.simulator.policies.registry import POLICY_NAMES, REGISTRY
 from chunkviz.simulator.engine import simulate
 from chunkviz.simulator.float_array import FloatArray, expand_runs
-from chunkviz.workloads.presets import PRESETS
+from chunkviz.request import Request, Segment
+from chunkviz.workloads.generators import WorkloadSpec
+from chunkviz.workloads.presets import PRESETS, make_workload
 from tests.helpers import make_config, make_requests
 
 SEEDS = (0, 7)
@@ -54,19 +56,19 @@ def _both(capsys, argv: list[str]) -> tuple[str, str, int]:
     return json.dumps(fast, sort_keys=True), json.dumps(exact, sort_keys=True), skipped
 
 
+@pytest.mark.parametrize("prefix_caching", [False, True], ids=["no-prefix-caching", "prefix-caching"])
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @pytest.mark.parametrize("policy", POLICY_NAMES)
-def test_every_preset_and_policy_gives_identical_json(capsys, preset, policy):
+def test_every_preset_and_policy_gives_identical_json(capsys, preset, policy, prefix_caching):
     skipped_total = 0
     for seed in SEEDS:
         argv = ["--workload", preset, "--policy", policy, "--num-requests", "40", "--qps", "6", "--seed", str(seed),
-                "--output-tokens", "64", NO_CACHE]
+                "--output-tokens", "64", "--enable-prefix-caching" if prefix_caching else NO_CACHE]
         fast, exact, skipped = _both(capsys, argv)
         assert fast == exact
         skipped_total += skipped
-    uses_paged_manager = preset in ("shared-system-prompt", "parallel-sampling")  # prefix caching, n > 1
-    if policy in FAST_PATH_POLICIES and not uses_paged_manager:
-        assert skipped_total > 0  # the corpus really exercises the fast path
+    if policy in FAST_PATH_POLICIES:
+        assert skipped_total > 0  # the corpus really exercises the fast path (the paged manager's too)
     if policy not in FAST_PATH_POLICIES:
         assert skipped_total == 0
 
@@ -92,8 +94,10 @@ def test_fallback_scenarios_give_identical_json(capsys, name, policy):
         return
     fast, exact, skipped = _both(capsys, argv)
     assert fast == exact
-    if name in ("prefix-caching", "threshold"):
+    if name == "threshold":
         assert skipped == 0
+    if name == "prefix-caching":
+        assert skipped > 0  # the paged manager's block operations are replayed (fast_kv)
 
 
 def test_the_20k_style_workload_matches_on_a_slice(capsys):
@@ -118,14 +122,21 @@ def test_fast_and_exact_traces_are_equal_and_detailed_runs_never_skip():
     assert list(detailed.tbt_gaps_s) == list(fast.tbt_gaps_s)  # the run-length-encoded gaps expand to the same
 
 
-request_lists = st.lists(
+def _with_shared_prefix(specs: list[tuple[float, int, int]], shared_tokens: int) -> tuple[Request, ...]:
+    """Requests whose prompts start with the same `shared_tokens` (a system prompt): prefix hits to take."""
+    return tuple(Request(i, a, shared_tokens + p, o, segments=(Segment("sys", shared_tokens), Segment(f"q{i}", p)))
+                 if shared_tokens else Request(i, a, p, o) for i, (a, p, o) in enumerate(specs))
+
+
+request_lists = st.tuples(st.lists(
     st.tuples(st.floats(0, 3.0, allow_nan=False), st.integers(1, 1500), st.integers(1, 200)), min_size=1,
     max_size=14,
-).map(lambda xs: make_requests(sorted(xs, key=lambda x: x[0])))
+), st.sampled_from([0, 0, 20, 100])).map(lambda xs: _with_shared_prefix(sorted(xs[0], key=lambda x: x[0]), xs[1]))
 configs = st.fixed_dictionaries({
     "policy": st.sampled_from(POLICY_NAMES), "budget": st.sampled_from([16, 64, 512, 4096]),
     "num_gpu_blocks": st.sampled_from([None, 40, 120, 600]), "block_size": st.sampled_from([1, 8, 16, 32]),
     "max_num_seqs": st.sampled_from([2, 8, 256]), "allocation": st.sampled_from(["incremental", "reserve"]),
+    "prefix_caching": st.booleans(), "eviction": st.sampled_from(["lru", "fifo", "lfu"]),
 })
 
 
@@ -178,3 +189,23 @@ def test_gap_runs_expand_before_their_position_and_the_array_acts_like_a_tuple()
     gaps = FloatArray([0.5, 0.25])
     assert gaps == (0.5, 0.25) and (0.5, 0.25) == gaps and gaps != (0.5,) and list(gaps) == [0.5, 0.25]
     assert len(gaps) == 2 and gaps[1] == 0.25 and hash(gaps) == hash(FloatArray((0.5, 0.25)))
+
+
+PREFIX_SHARING = ("multi-turn", "shared-system-prompt", "parallel-sampling")  # presets whose prompts share blocks
+
+
+@pytest.mark.parametrize("eviction", ["lru", "fifo", "lfu"])
+@pytest.mark.parametrize("preset", PREFIX_SHARING)
+@pytest.mark.parametrize("policy", sorted(FAST_PATH_POLICIES))
+def test_prefix_caching_under_eviction_pressure_gives_identical_traces(policy, preset, eviction):
+    # A cache small enough that cached blocks are evicted while others are hit: the fast path's pops, keys and
+    # frees (fast_kv) must leave the exact loop's cache behind them, or a later hit or eviction count differs.
+    # Whole Traces are compared (every request's result, every gap), not only the JSON summary.
+    budget = 2048 if REGISTRY[policy].chunks(SchedulerConfig(policy=policy)) else 8192
+    reqs = make_workload(preset, WorkloadSpec(num_requests=50, qps=8, seed=5, output_tokens=48))
+    config = make_config(policy, budget, num_gpu_blocks=400, detail=False, prefix_caching=True, eviction=eviction)
+    fast = simulate(config, reqs)
+    exact = simulate(replace(config, fast_forward=False), reqs)
+    assert fast.fast_forwarded_steps > 0 and exact.fast_forwarded_steps == 0
+    assert replace(fast, fast_forwarded_steps=0) == exact
+    assert fast.num_evicted_blocks > 0 and sum(r.prefix_hit_tokens for r in fast.requests) > 0

@@ -293,3 +293,48 @@ def test_prefix_hit_rate_stays_a_rate_under_preemption():
     assert sum(r.num_preemptions for r in trace.requests) > 0
     assert 0.0 <= m.prefix_hit_rate <= 1.0
     assert 0.0 < m.prefix_hit_rate_readmitted <= 1.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=st.lists(st.tuples(st.sampled_from(["push", "pop", "remove"]), st.integers(0, 11)), max_size=60))
+def test_lru_free_queue_keeps_the_ranked_lru_order(ops):
+    # kv/eviction.LruFreeBlockQueue replaces FreeBlockQueue("lru") for speed: the same pops and the same order.
+    from chunkviz.simulator.kv.eviction import FreeBlockQueue, LruFreeBlockQueue
+    ranked, lru, resident = FreeBlockQueue("lru"), LruFreeBlockQueue(), set()
+    for op, block_id in ops:
+        if op == "push" and block_id not in resident:
+            ranked.push(block_id, block_id % 2 == 0, block_id, block_id % 3)
+            lru.push(block_id, True, block_id, 0)
+            resident.add(block_id)
+        elif op == "pop" and resident:
+            popped = ranked.pop()
+            assert lru.pop() == popped
+            resident.discard(popped)
+        elif op == "remove" and block_id in resident:
+            ranked.remove(block_id)
+            lru.remove(block_id)
+            resident.discard(block_id)
+        assert lru.order() == ranked.order() and len(lru) == len(ranked)
+
+
+@settings(max_examples=100, deadline=None)
+@given(sizes=st.lists(st.integers(1, 9), min_size=0, max_size=3), own=st.integers(1, 9), out=st.integers(0, 9),
+       sample=st.integers(0, 2), data=st.data())
+def test_sequence_content_is_the_runs_of_its_segments(sizes, own, out, sample, data):
+    # SeqState.content answers ranges inside the first segment without its loop: same runs either way.
+    from chunkviz.simulator.sequence import SeqState
+    segments = tuple(Segment(f"s{i}", n) for i, n in enumerate(sizes)) if sizes else None
+    prompt = sum(sizes) if sizes else own
+    seq = SeqState(request=Request(3, 0.0, prompt, out + 1, segments=segments), sample_index=sample)
+    names = [(s.key, i) for s in seq.prompt_segments for i in range(s.num_tokens)]
+    out_key = f"r3.out{f'.s{sample}' if sample else ''}"
+    names += [(out_key, i) for i in range(out + 1)]
+    start = data.draw(st.integers(0, len(names) - 1))
+    end = data.draw(st.integers(start + 1, len(names)))
+    runs = []
+    for key, i in names[start:end]:  # the reference: token by token, merged into runs
+        if runs and runs[-1][0] == key and runs[-1][2] == i:
+            runs[-1] = (key, runs[-1][1], i + 1)
+        else:
+            runs.append((key, i, i + 1))
+    assert seq.content(start, end) == tuple(runs)

@@ -23,10 +23,13 @@ Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, the
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical, host time included (step_pricing: the decode batch's CUDA-graph mode and padding come from the
 coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)). Token gaps of a step are one run
-(value, count): from the second step on every sequence's previous token came at the previous step's end. MFU and MBU are filled in afterwards with numpy (the same IEEE
-operations element-wise). The exact path is used for everything else: detailed runs, prefix caching and parallel
-sampling (the paged manager), long_prefill_token_threshold, measured cost profiles, policies whose entry leaves
-`fast_path` off (SGLang's ratio dynamics, ...), and any state where memory might run short.
+(value, count): from the second step on every sequence's previous token came at the previous step's end. MFU and
+MBU are filled in afterwards with numpy (the same IEEE operations element-wise). With the paged manager (prefix
+caching, vLLM V1 parallel samples) the stretch also does the few block operations of each step in the exact loop's
+order (fast_kv.py), and absorbs only an arrival without a prefix hit. The exact path is used for everything else:
+detailed runs, V0-style forked samples (copy-on-write), long_prefill_token_threshold, measured cost profiles,
+policies whose entry leaves `fast_path` off (SGLang's ratio dynamics, ...), and any state where memory might run
+short.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import numpy as np
 from chunkviz.config import SimConfig
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster, StepShape
+from chunkviz.simulator import fast_kv
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.kv.counting import CountingKvManager
 from chunkviz.simulator.policies.registry import policy_entry
@@ -68,6 +72,7 @@ class FastForward:
     max_num_seqs: int = 0
     budget_tokens: int = 0
     mixed_costs: list[tuple[int, float, float]] = field(default_factory=list)  # (step index, MFU, MBU) of mixed steps
+    paged: bool = False  # a BlockManager (prefix caching, parallel samples): its block operations are replayed
 
     @property
     def num_steps(self) -> int:
@@ -88,30 +93,33 @@ def make_fast_forward(config: SimConfig, kv: object, coster: object, knobs: Knob
     entry = policy_entry(config.scheduler.policy)  # the policy's traits: may its steady stretches be replayed?
     if (not config.fast_forward or config.record_detail or config.cost_profile is not None or not entry.fast_path
             or config.scheduler.long_prefill_token_threshold != 0
-            or type(kv) is not CountingKvManager or type(coster) is not StepCoster):
+            or type(kv) is not CountingKvManager and not fast_kv.is_paged(kv) or type(coster) is not StepCoster):
         return None
     return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=entry.fast_path_absorbs_arrivals,
-                       max_num_seqs=knobs.max_num_seqs, budget_tokens=knobs.max_num_batched_tokens)
+                       max_num_seqs=knobs.max_num_seqs, budget_tokens=knobs.max_num_batched_tokens,
+                       paged=fast_kv.is_paged(kv))
 
 
 def _entry(run: RunState, block_size: int) -> tuple[list[Row], int] | None:
     """The running sequences as rows, and the slack; None if the state is not steady."""
     ctx = run.ctx
     running, kv = ctx.running, ctx.kv
-    if ctx.waiting or not running or len(running) > ctx.max_num_batched_tokens:
+    if ctx.waiting or not running or len(running) > ctx.max_num_batched_tokens or ctx.forks_possible:
         return None
     newest = running[-1]  # admissions append, so a prompt still being prefilled is usually last: check it first
     if newest.num_output_tokens == 0 or newest.num_computed_tokens != newest.num_tokens - 1:
         return None
-    held_by_seq = kv.num_seq_blocks
+    paged = fast_kv.is_paged(kv)
     need, rows = 0, []
     for seq in running:
         computed = seq.num_computed_tokens
         if seq.num_output_tokens == 0 or computed != seq.num_tokens - 1:
             return None  # a prefill (or recompute) is in progress
-        held = held_by_seq.get(seq.key, 0)
+        held = fast_kv.held_blocks(kv, seq)
         alloc_offset = held * block_size - computed
         if held * block_size != seq.kv_capacity_tokens or not 0 <= alloc_offset < block_size:
+            return None
+        if paged and not fast_kv.steady_seq(kv, seq, held):
             return None
         request = seq.request
         # Its last decode computes token prompt + output - 1 (the final sampled token is never computed).
@@ -141,6 +149,8 @@ class _Stretch:
     finishes: list[tuple[int, int]]  # heap of (finish step, row index)
     total_blocks: int
     durations: list[float]  # the run's step durations (the loop appends to it)
+    kv: object = None  # the paged BlockManager, or None (the counting manager's arithmetic is replayed at the end)
+    bucket_rows: list[list[int]] = field(default_factory=list)  # paged: live row indices per bucket, running order
     ends_s: list[float] = field(default_factory=list)
     k: int = 0
 
@@ -176,10 +186,14 @@ def _start(ff: FastForward, run: RunState, rows: list[Row], slack: int, now_s: f
     finishes = [(row[3], i) for i, row in enumerate(rows)]
     heapq.heapify(finishes)
     kv = run.ctx.kv
+    bucket_rows: list[list[int]] = [[] for _ in range(ff.block_size)] if ff.paged else []
+    for i, row in enumerate(rows if ff.paged else ()):
+        bucket_rows[row[2]].append(i)
     return _Stretch(rows=rows, slack=slack, free=kv.num_free_blocks(), peak=run.peak_blocks_used, now_s=now_s,
                     busy_s=run.busy_s, num_steps=run.num_steps, n=len(rows),
                     context=sum(row[5] for row in rows), allocs_at=allocs_at, finishes=finishes,
-                    total_blocks=kv.num_total_blocks, durations=run.step_durations_s)
+                    total_blocks=kv.num_total_blocks, durations=run.step_durations_s,
+                    kv=kv if ff.paged else None, bucket_rows=bucket_rows)
 
 
 def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: int) -> None:
@@ -199,8 +213,11 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
     durations, step_seqs, step_context, ends_s = st.durations, ff.step_seqs, ff.step_context, st.ends_s
     next_finish = finishes[0][0] if finishes else -1
     dense_s, head_s, comm_s, cpu_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0, 0.0)
+    kv, bucket_rows = st.kv, st.bucket_rows  # paged: the block operations of the few sequences that change one
     while n and now_s < next_arrival_s and num_steps < step_limit:  # bounded by the step limit
         allocated = allocs_at[k % bs]
+        if kv is not None and (allocated or allocs_at[(k + 1) % bs]):
+            fast_kv.step_ops(kv, rows, bucket_rows, k)
         free -= allocated
         pairs = context + n
         attn_flops = per_pair * pairs / tp
@@ -218,10 +235,13 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
         context += n
         while next_finish == k:
             _, i = heapq.heappop(finishes)
-            _, join_k, bucket, _, held0, computed0 = rows[i]
+            seq, join_k, bucket, _, held0, computed0 = rows[i]
             final_computed = computed0 + k - join_k + 1
             held = -(-final_computed // bs)
             held = held if held > held0 else held0
+            if kv is not None:  # blocks shared through a prefix hit stay with their other holders
+                bucket_rows[bucket].remove(i)
+                held = fast_kv.release(kv, seq, computed0, final_computed)
             free += held
             slack += held
             allocs_at[bucket] -= 1
@@ -258,8 +278,19 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
         return False  # it would fit now but could run short later
     # vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees here: the whole prompt is this
     # step's chunk, and its blocks fit the slack, which never exceeds the free blocks.
+    kv = st.kv
+    hit_possible = kv is not None and kv.enable_prefix_caching and (
+        kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs))
+    if hit_possible:
+        # A prefix hit is the exact loop's business. There the lookup runs after this step's decodes took their
+        # blocks (admit_waiting follows schedule_running); here before, with the same answer when no hit is found:
+        # the decodes only evict keys or key deeper blocks (a chain key with a parent never equals a first block's
+        # key), unless one fills its block 0, whose key might be this prompt's first: then the exact loop steps.
+        return False
     cost = ff.coster(StepShape(st.n + prompt, st.n + 1, st.context + st.n + prompt * (prompt + 1) // 2, st.context))
     start_s, k = st.now_s, st.k
+    if kv is not None:
+        fast_kv.step_ops(kv, st.rows, st.bucket_rows, k)  # the decodes' blocks first, as schedule_running
     st.free -= st.allocs_at[k % bs] + blocks
     st.slack -= final_blocks
     st.now_s = start_s + cost.total_s
@@ -276,6 +307,8 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
         bucket = (k + 1 + blocks * bs - prompt) % bs
         st.rows.append((seq, k + 1, bucket, k + output - 1, blocks, prompt))
         st.allocs_at[bucket] += 1
+        if kv is not None:
+            st.bucket_rows[bucket].append(row_index)
         heapq.heappush(st.finishes, (k + output - 1, row_index))
         st.context += prompt
         st.n += 1
@@ -283,6 +316,8 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
         st.free += blocks
         st.slack += blocks
     _finish_due(ff, st, k)
+    if output <= 1 and kv is not None:
+        kv.free(seq.key)  # apply._finish, after the decodes that finished (the joiner's item comes last)
     if st.total_blocks - st.free > st.peak:
         st.peak = st.total_blocks - st.free
     st.num_steps += 1
@@ -295,9 +330,12 @@ def _finish_due(ff: FastForward, st: _Stretch, k: int) -> None:
     bs, finishes = ff.block_size, st.finishes
     while finishes and finishes[0][0] == k:
         _, i = heapq.heappop(finishes)
-        _, join_k, bucket, _, held0, computed0 = st.rows[i]
+        seq, join_k, bucket, _, held0, computed0 = st.rows[i]
         final_computed = computed0 + k - join_k + 1
         held = max(held0, -(-final_computed // bs))
+        if st.kv is not None:  # blocks shared through a prefix hit stay with their other holders
+            st.bucket_rows[bucket].remove(i)
+            held = fast_kv.release(st.kv, seq, computed0, final_computed)
         st.free += held
         st.slack += held
         st.allocs_at[bucket] -= 1
@@ -311,8 +349,15 @@ def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: i
     ctx.waiting.popleft()
     ctx.admit_counter[0] += 1
     seq.admit_seq_no = ctx.admit_counter[0]
-    seq.prefix_query_tokens += seq.num_tokens  # no prefix cache here: a query without a hit
-    ctx.kv.num_seq_blocks[seq.key] = blocks
+    seq.prefix_query_tokens += seq.num_tokens  # no prefix hit here (_absorb checked): a query without a hit
+    kv = ctx.kv
+    if fast_kv.is_paged(kv):  # sched_common.allocate (cache_blocks at scheduling), then apply's on_computed
+        kv.allocate(seq.key, 0, seq.num_tokens)
+        if kv.enable_prefix_caching:
+            kv.cache_blocks(seq.key, seq.content, seq.num_tokens)
+        kv.on_computed(seq.key, seq.content, 0, seq.num_tokens)
+    else:
+        kv.num_seq_blocks[seq.key] = blocks
     seq.kv_capacity_tokens = blocks * block_size
     seq.num_computed_tokens = seq.num_tokens
     seq.first_scheduled_s = start_s
@@ -322,7 +367,8 @@ def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: i
     rid = seq.request.request_id
     run.first_token_s[rid] = end_s
     if seq.num_output_tokens >= seq.request.output_tokens:
-        ctx.kv.num_seq_blocks.pop(seq.key)
+        if not fast_kv.is_paged(kv):
+            kv.num_seq_blocks.pop(seq.key)  # (a paged joiner is freed by _absorb, after the decodes that finished)
         run.finish_s[rid] = end_s
     # a joiner enters ctx.running when _materialize rebuilds the list from the rows (joiners last)
 
@@ -337,7 +383,10 @@ def _finish_stretch(ff: FastForward, run: RunState, st: _Stretch, first_step: in
     prefix_max_s = list(itertools.accumulate(shared_gaps_s, max))
     _materialize(ff, run, st, shared_gaps_s, prefix_max_s)
     ff.stretches.append((first_step, len(ends_s), len(run.tbt_gaps_s)))
-    run.ctx.kv._num_free = st.free  # the counting manager's own arithmetic, replayed
+    if st.kv is None:
+        run.ctx.kv._num_free = st.free  # the counting manager's own arithmetic, replayed
+    else:  # the paged manager did the operations themselves; the arithmetic (peak, slack) must have followed them
+        assert st.kv.num_free_blocks() == st.free, "fast path: free-block count out of step with the paged manager"
     run.busy_s, run.num_steps, run.peak_blocks_used = st.busy_s, st.num_steps, st.peak
 
 
@@ -345,8 +394,9 @@ def _materialize(ff: FastForward, run: RunState, st: _Stretch, shared_gaps_s: li
                  prefix_max_s: list[float]) -> None:
     """Write the stretch's outcome back into each SeqState and the results; running = survivors, joiners last."""
     bs, num_steps, ends_s = ff.block_size, len(st.ends_s), st.ends_s
-    held_by_seq, gaps, live = run.ctx.kv.num_seq_blocks, run.tbt_gaps_s, []
-    for seq, join_k, _, finish_k, held, _ in st.rows:
+    kv, gaps, live = st.kv, run.tbt_gaps_s, []
+    held_by_seq = run.ctx.kv.num_seq_blocks if kv is None else None
+    for seq, join_k, _, finish_k, held, computed0 in st.rows:
         last_k = finish_k if finish_k < num_steps else num_steps - 1
         top_s = seq.max_gap_s
         if join_k == 0:  # entry sequences: the first step's gaps differ per sequence, in running order
@@ -366,13 +416,18 @@ def _materialize(ff: FastForward, run: RunState, st: _Stretch, shared_gaps_s: li
             seq.num_tokens += done
             seq.last_token_s = ends_s[last_k]
         if finish_k < num_steps:
-            held_by_seq.pop(seq.key, None)
+            if kv is None:
+                held_by_seq.pop(seq.key, None)  # (a paged sequence was freed when it finished)
             run.finish_s[seq.request.request_id] = ends_s[finish_k]
             continue
-        needed = -(-seq.num_computed_tokens // bs)
-        if needed > held:
-            held = needed
-        held_by_seq[seq.key] = held
+        if kv is None:
+            needed = -(-seq.num_computed_tokens // bs)
+            if needed > held:
+                held = needed
+            held_by_seq[seq.key] = held
+        else:
+            fast_kv.settle_filled(kv, seq, computed0, seq.num_computed_tokens)
+            held = len(kv.tables[seq.key])
         seq.kv_capacity_tokens = held * bs
         live.append(seq)
     run.ctx.running[:] = live

@@ -164,6 +164,10 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
     # needs no allocation call at all (the common decode), which keeps 20k-request runs fast. Paged runs always
     # call allocate, which may have to copy a shared block first.
     fast = hasattr(ctx.kv, "num_seq_blocks")
+    # The paged manager asks whether the step would change any block (a copy, a newly full block to key); a
+    # sequence whose whole target (num_tokens, covering reserve_prompt's) lies within its capacity and changes none
+    # skips allocate, which would then only re-set the same capacity.
+    paged_covers = None if fast else ctx.kv.covers
     while index < len(running) and tokens_left > 0:  # bounded: index grows or the list shrinks
         seq = running[index]
         if seqs is not None and seq not in ctx.running:  # preempted earlier in this loop (only possible when iterating a sublist)
@@ -176,7 +180,11 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
             if want == 0:
                 index += 1
                 continue
-        covered = fast and seq.num_computed_tokens + want <= seq.kv_capacity_tokens
+        if fast:
+            covered = seq.num_computed_tokens + want <= seq.kv_capacity_tokens
+        else:
+            covered = (seq.num_tokens <= seq.kv_capacity_tokens
+                       and paged_covers(seq.key, seq.num_computed_tokens, seq.num_computed_tokens + want))
         if not covered:
             unplanned = plan.unplanned_tokens
             if not allocate_or_preempt(ctx, plan, seq, want):

@@ -35,10 +35,12 @@ class SeqState:
     # Derived, kept as plain fields because the step loop reads them millions of times in large runs.
     key: tuple[int, int] = (0, 0)
     num_tokens: int = 0
+    prompt_segments: tuple = ()  # request.prompt_segments(), built once: content() runs once per block cached
 
     def __post_init__(self) -> None:
         self.key = (self.request.request_id, self.sample_index)
         self.num_tokens = self.request.prompt_tokens + self.num_output_tokens
+        self.prompt_segments = self.request.prompt_segments()
 
     def add_output_token(self) -> None:
         self.num_output_tokens += 1
@@ -55,7 +57,10 @@ class SeqState:
 
     def content(self, start: int, end: int) -> Content:
         """Token ids of [start, end) as (segment key, from, to) runs; generated tokens form a per-sample segment."""
-        segments = self.request.prompt_segments()
+        segments = self.prompt_segments
+        if segments and 0 <= start < end <= segments[0].num_tokens:
+            # Within the first segment (every block of a prompt without declared content): the loop's one run.
+            return ((segments[0].key, start, end),)
         runs: list[tuple[str, int, int]] = []
         offset = 0
         for segment in segments:

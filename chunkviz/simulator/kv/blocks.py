@@ -21,9 +21,17 @@ ContentFn = Callable[[int, int], Content]  # (start_token, end_token) -> content
 Emit = Callable[[object], None]
 
 
+_blake2b = hashlib.blake2b
+
+
+def _ignore(event: object) -> None:
+    """The emit of a run that records no events: the manager then builds none (a dataclass per block handed out)."""
+
+
 def chain_key(parent_key: str, content: Content) -> str:
-    """Stable 8-byte key of a full block: blake2b over the parent's key and the block's token ids."""
-    return hashlib.blake2b((parent_key + repr(content)).encode(), digest_size=8).hexdigest()
+    """Stable 8-byte key of a full block: blake2b over the parent's key and the block's token ids (cache_blocks
+    inlines this: keep the two the same)."""
+    return _blake2b((parent_key + repr(content)).encode(), digest_size=8).hexdigest()
 
 
 @dataclass(slots=True)
@@ -56,7 +64,7 @@ class BlockManager:
         self.num_evicted_blocks = 0
         self.tracks_content = True
         self._cache_seq_no = 0
-        self._emit: Emit = emit or (lambda event: None)
+        self._emit: Emit = emit or _ignore
 
     @property
     def key_to_block(self) -> dict[str, int]:
@@ -95,7 +103,7 @@ class BlockManager:
     def allocate(self, seq: SeqKey, write_start: int, target_tokens: int, hit_block_ids: list[int] = ()) -> bool:
         """Give `seq` blocks for tokens [0, target_tokens), taking `hit_block_ids` first; False changes nothing."""
         table = self.tables.get(seq, [])
-        num_hit_free = sum(1 for b in hit_block_ids if self.blocks[b].ref_count == 0)
+        num_hit_free = sum(1 for b in hit_block_ids if self.blocks[b].ref_count == 0) if hit_block_ids else 0
         needs_copy = self._needs_copy(table, write_start)
         num_new = max(0, self.blocks_for(target_tokens) - len(table) - len(hit_block_ids))
         if num_new + needs_copy > len(self.free_queue) - num_hit_free:
@@ -106,10 +114,26 @@ class BlockManager:
         if needs_copy:
             self._copy_on_write(seq, table, write_start // self.block_size, write_start % self.block_size)
         if num_new:
-            new_ids = [self._pop_free_block() for _ in range(num_new)]
+            new_ids = self._pop_free_blocks(num_new)
             table.extend(new_ids)
-            self._emit(Allocated(seq[0], seq[1], tuple(new_ids)))
+            if self._emit is not _ignore:
+                self._emit(Allocated(seq[0], seq[1], tuple(new_ids)))
         return True
+
+    def covers(self, seq: SeqKey, write_start: int, end_tokens: int) -> bool:
+        """True when allocate(seq, write_start, t) for a t its table already holds, then cache_blocks(seq, ...,
+        end_tokens), would change nothing: no copy-on-write and no newly full block to key. The scheduler asks this
+        before a decode so that the common step (no block boundary crossed) costs no allocation call."""
+        table = self.tables.get(seq)
+        if table is None or len(table) * self.block_size < end_tokens:
+            return False
+        index = write_start // self.block_size
+        if index < len(table) and self.blocks[table[index]].ref_count > 1:
+            return False
+        if not self.enable_prefix_caching:
+            return True
+        keys = self.seq_chain_keys.get(seq)  # cache_blocks creates the entry when missing: leave that to it
+        return keys is not None and len(keys) >= min(end_tokens // self.block_size, len(table))
 
     def _needs_copy(self, table: list[int], write_start: int) -> bool:
         index = write_start // self.block_size
@@ -126,20 +150,40 @@ class BlockManager:
         self.seq_chain_keys[seq] = [self.blocks[b].key or "" for b in hit_block_ids]
         self._emit(PrefixHit(seq[0], seq[1], tuple(hit_block_ids), len(hit_block_ids) * self.block_size))
 
+    def append_block(self, seq: SeqKey) -> None:
+        """allocate(seq, w, t) where the table is one block short of t and w starts that block (a decode crossing
+        a block boundary; the fast path checked that a free block exists)."""
+        new_ids = self._pop_free_blocks(1)
+        self.tables[seq].extend(new_ids)
+        if self._emit is not _ignore:
+            self._emit(Allocated(seq[0], seq[1], tuple(new_ids)))
+
     def _pop_free_block(self) -> int:
-        block = self.blocks[self.free_queue.pop()]
-        if block.key is not None:
-            # Lazy eviction, as in vLLM: a cached block dies only when its slot is reused.
-            self._emit(Evicted(block.block_id, block.key))
-            holders = self.key_to_blocks[block.key]
-            del holders[block.block_id]
-            if not holders:
-                del self.key_to_blocks[block.key]
-            self.num_evicted_blocks += 1
-        block.key, block.content, block.num_filled_tokens, block.num_hits = None, None, 0, 0
-        block.ref_count = 1
-        self.touched_block_ids[block.block_id] = None
-        return block.block_id
+        return self._pop_free_blocks(1)[0]
+
+    def _pop_free_blocks(self, num_blocks: int) -> list[int]:
+        """The next `num_blocks` of the free queue, each emptied and held once (one loop: a block of every request
+        passes through here)."""
+        blocks, touched, new_ids = self.blocks, self.touched_block_ids, []
+        ordered = getattr(self.free_queue, "ordered", None)  # LRU: its ordered dict, popped from the head directly
+        pop = self.free_queue.pop if ordered is None else None
+        for _ in range(num_blocks):
+            block = blocks[pop() if ordered is None else ordered.popitem(last=False)[0]]
+            key = block.key
+            if key is not None:
+                # Lazy eviction, as in vLLM: a cached block dies only when its slot is reused.
+                if self._emit is not _ignore:
+                    self._emit(Evicted(block.block_id, key))
+                holders = self.key_to_blocks[key]
+                del holders[block.block_id]
+                if not holders:
+                    del self.key_to_blocks[key]
+                self.num_evicted_blocks += 1
+            block.key, block.content, block.num_filled_tokens, block.num_hits = None, None, 0, 0
+            block.ref_count = 1
+            touched[block.block_id] = None
+            new_ids.append(block.block_id)
+        return new_ids
 
     def _copy_on_write(self, seq: SeqKey, table: list[int], index: int, num_copied_tokens: int) -> None:
         old = self.blocks[table[index]]
@@ -161,12 +205,16 @@ class BlockManager:
         """Release a sequence's blocks tail-first (vLLM: deeper blocks are evicted first); returns how many."""
         table = self.tables.pop(seq, [])
         self.seq_chain_keys.pop(seq, None)
+        blocks, push, ordered = self.blocks, self.free_queue.push, getattr(self.free_queue, "ordered", None)
         for block_id in reversed(table):
-            block = self.blocks[block_id]
+            block = blocks[block_id]
             block.ref_count -= 1
             if block.ref_count == 0:
-                self.free_queue.push(block_id, block.key is not None, block.cached_seq_no, block.num_hits)
-        if table:
+                if ordered is not None:  # LRU: the block joins the tail of its ordered dict (what push does)
+                    ordered[block_id] = None
+                else:
+                    push(block_id, block.key is not None, block.cached_seq_no, block.num_hits)
+        if table and self._emit is not _ignore:
             self._emit(Freed(seq[0], seq[1], tuple(table)))
         return len(table)
 
@@ -179,23 +227,39 @@ class BlockManager:
         """
         if not self.enable_prefix_caching:
             return
-        table, bs = self.tables[seq], self.block_size
+        table, bs, blocks, key_to_blocks = self.tables[seq], self.block_size, self.blocks, self.key_to_blocks
         keys = self.seq_chain_keys.setdefault(seq, [])
+        parent = keys[-1] if keys else ""
         for index in range(len(keys), min(num_tokens // bs, len(table))):
             content = content_fn(index * bs, (index + 1) * bs)
-            key = chain_key(keys[-1] if keys else "", content)
+            run = content[0] if len(content) == 1 and type(content) is tuple else None
+            if type(run) is tuple and len(run) == 3:  # repr(content) spelled out for a one-run block: same string,
+                text = f"(({run[0]!r}, {run[1]!r}, {run[2]!r}),)"  # less than half the time of repr on a nest
+            else:
+                text = repr(content)
+            parent = key = _blake2b((parent + text).encode(), digest_size=8).hexdigest()  # chain_key, inlined
             keys.append(key)
-            block = self.blocks[table[index]]
+            block = blocks[table[index]]
             if block.key is None:
                 # A second block with the same content stays cached too (no de-duplication, as in vLLM V1).
                 self._cache_seq_no += 1
                 block.key, block.content, block.cached_seq_no = key, content, self._cache_seq_no
-                self.key_to_blocks.setdefault(key, {})[block.block_id] = None
+                holders = key_to_blocks.get(key)
+                if holders is None:
+                    key_to_blocks[key] = {block.block_id: None}
+                else:
+                    holders[block.block_id] = None
 
     def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
         """Record that tokens [old, new) now hold KV (and cache any full block not cached when it was scheduled)."""
-        table, bs = self.tables[seq], self.block_size
-        for index in range(old_tokens // bs, self.blocks_for(new_tokens)):
-            block = self.blocks[table[index]]
-            block.num_filled_tokens = max(block.num_filled_tokens, min(bs, new_tokens - index * bs))
-        self.cache_blocks(seq, content_fn, new_tokens)
+        table, bs, blocks = self.tables[seq], self.block_size, self.blocks
+        for index in range(old_tokens // bs, -(-new_tokens // bs)):
+            block = blocks[table[index]]
+            filled = min(bs, new_tokens - index * bs)
+            if filled > block.num_filled_tokens:
+                block.num_filled_tokens = filled
+        if self.enable_prefix_caching:
+            # cache_blocks' own loop would be empty when every full block is keyed already (most steps): skip the call.
+            keys = self.seq_chain_keys.get(seq)
+            if keys is None or len(keys) < min(new_tokens // bs, len(table)):
+                self.cache_blocks(seq, content_fn, new_tokens)

@@ -31,6 +31,10 @@ class CountingKvManager:
     def blocks_for(self, num_tokens: int) -> int:
         return -(-num_tokens // self.block_size)
 
+    def covers(self, seq: SeqKey, write_start: int, end_tokens: int) -> bool:
+        """No copies and no keys here: the blocks held cover the tokens."""
+        return self.num_seq_blocks.get(seq, 0) * self.block_size >= end_tokens
+
     def find_prefix_hit(self, content_fn: ContentFn, max_hit_tokens: int) -> list[int]:
         return []
 

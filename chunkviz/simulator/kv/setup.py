@@ -49,5 +49,7 @@ def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callab
                     prefix_caching: bool) -> KvManager:
     num_blocks = num_gpu_blocks(config)
     if needs_paged_manager(config, requests, prefix_caching):
-        return BlockManager(num_blocks, config.cache.block_size, prefix_caching, config.cache.eviction, emit)
+        # Only detailed runs record events: without them the manager builds none (one per block it hands out).
+        return BlockManager(num_blocks, config.cache.block_size, prefix_caching, config.cache.eviction,
+                            emit if config.record_detail else None)
     return CountingKvManager(num_blocks, config.cache.block_size)
