@@ -76,7 +76,7 @@ def build_payload(runs: Sequence[tuple[str, Trace]], lang: str, present: bool) -
             "patterns": palette.PATTERNS, "window_ms": td.WINDOW_MS, "present": present, "url_param": td.URL_PARAM,
             # Lecture mode: every text drawn on the canvas is at least 16 px (a projector at the back of a room).
             "font_px": 18 if present else 14, "tick_px": 16 if present else 12, "gutter_px": 50 if present else 46,
-            "lane_max_px": 18 if present else 14, "height_px": 300 if present else 470}
+            "lane_max_px": 18 if present else 14, "height_px": 280 if present else 470}  # 280: two-line why-sentences still fit 720
     data["version"] = version_of(data)
     if len(_MEMO) > 16:
         _MEMO.clear()
