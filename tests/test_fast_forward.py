@@ -85,6 +85,8 @@ def test_fallback_scenarios_give_identical_json(capsys, name, policy):
     argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
             "--prompt-tokens", "200", "--output-tokens", "80", "--seed", "3", NO_CACHE, *extra]  # extra may turn it on
     refuses_small_budget = vllm_budget_below_max_model_len in entry.refusals
+    if name == "small-budget" and entry.default_block_size_tokens > 16:
+        argv += ["--block-size", "16"]  # TensorRT-LLM's 32-token blocks would not fit a 16-token budget
     if not chunks and not refuses_small_budget and name == "small-budget":
         argv += ["--prompt-tokens", "8", "--length-dist", "fixed"]  # admitted; prompts must fit unchunked
     elif refuses_small_budget and name == "small-budget":
@@ -209,3 +211,38 @@ def test_prefix_caching_under_eviction_pressure_gives_identical_traces(policy, p
     assert fast.fast_forwarded_steps > 0 and exact.fast_forwarded_steps == 0
     assert replace(fast, fast_forwarded_steps=0) == exact
     assert fast.num_evicted_blocks > 0 and sum(r.prefix_hit_tokens for r in fast.requests) > 0
+
+
+# Each stresses one of an engine's own rules around the fast path's stretches: the client's max_tokens read by
+# TensorRT-LLM's guaranteed-no-evict admission (reserved to completion: unset = to max_seq_len, so it admits
+# few and many wait), max-utilization's preemption of the newest request under a tiny cache, chunked context
+# (block-sized chunks), and both pricing switches (CUDA graphs off, overlap off).
+ENGINE_RULES: dict[str, list[list[str]]] = {
+    "trtllm": [
+        ["--max-tokens", "unset"],
+        ["--max-tokens", "120"],
+        ["--max-tokens", "unset", "--num-gpu-blocks", "60"],
+        ["--trtllm-capacity-policy", "max-utilization", "--num-gpu-blocks", "30"],
+        ["--trtllm-capacity-policy", "max-utilization", "--num-gpu-blocks", "30", "--enable-prefix-caching"],
+        ["--trtllm-chunked-context", "true", "--max-num-batched-tokens", "256"],
+        ["--trtllm-chunked-context", "true", "--max-num-batched-tokens", "256", "--enable-prefix-caching",
+         "--num-gpu-blocks", "40"],
+        ["--enforce-eager", "--disable-overlap-schedule"],
+        ["--cuda-graph-max-bs", "5"],
+    ],
+}
+
+
+@pytest.mark.parametrize("case", [(policy, i) for policy, cases in ENGINE_RULES.items() for i in range(len(cases))],
+                         ids=lambda case: f"{case[0]}-{case[1]}")
+def test_engine_rules_give_identical_json(capsys, case):
+    policy, index = case
+    extra = ENGINE_RULES[policy][index]
+    skipped_total = 0
+    for seed in SEEDS:
+        argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
+                "--prompt-tokens", "200", "--output-tokens", "80", "--seed", str(seed), NO_CACHE, *extra]
+        fast, exact, skipped = _both(capsys, argv)
+        assert fast == exact
+        skipped_total += skipped
+    assert skipped_total > 0  # the rule's runs do reach steady stretches

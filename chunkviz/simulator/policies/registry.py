@@ -130,7 +130,7 @@ _ENTRIES = (
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs),
+                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, fast_path=True),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),
