@@ -6,8 +6,8 @@ only `Trace.fast_forwarded_steps` tells them apart.
 When it applies (checked at the top of a loop iteration, after arrivals were admitted): nothing waits, every
 running sequence is decode-ready, all of them fit the token budget, and the blocks they still need up to their last
 token fit in the free blocks. Then, until the next arrival is due, no policy whose registry entry sets `fast_path`
-does anything but give each running sequence one decode token (checked for each: the vLLM schedulers and Sarathi
-find no waiting request, static has a running batch), nobody can be preempted and nobody is admitted. So the
+does anything but give each running sequence one decode token (checked for each: the vLLM schedulers, Sarathi and
+TensorRT-LLM find no waiting request, static has a running batch), nobody can be preempted and nobody is admitted. So the
 state is a few aggregates:
   - n running sequences and their summed context (the step's StepShape is (n, n, context + n, context)),
   - when each one finishes (a heap of finish steps),

@@ -49,7 +49,11 @@ class PolicyEntry:
     # The fast path (simulator/fast_forward.py) may replay this policy's steady decode stretches: with nothing
     # waiting and every running sequence decode-ready within the budget, its plan is exactly "one token to each
     # running sequence, in list order". Opt in only after checking that, and tests/test_fast_forward.py's equality
-    # tests (SGLang's new_token_ratio changes every step, so it stays out).
+    # tests (SGLang's new_token_ratio changes every step, so it stays out). TensorRT-LLM qualifies: with nothing
+    # waiting, schedule_trtllm is schedule_running alone (a decode is never cut to a block-sized chunk: its one token
+    # is all that remains), and the stretch's slack means no allocation fails, so max-utilization never pauses
+    # anyone; guaranteed-no-evict and max_tokens only gate admissions, which end its stretches (it absorbs none:
+    # that check would read every running request's blocks to completion, policies/trtllm.fits_to_completion).
     fast_path: bool = False
     # The fast path may also absorb an arrival whose whole prompt fits the budget left after the decodes, a free
     # seat and the free blocks into one mixed step (decodes, then the whole prompt: fast_forward._absorb replays
