@@ -230,6 +230,17 @@ ENGINE_RULES: dict[str, list[list[str]]] = {
         ["--enforce-eager", "--disable-overlap-schedule"],
         ["--cuda-graph-max-bs", "5"],
     ],
+    "sglang": [  # new_token_ratio decays once per fast step, is re-estimated after a retraction, reset when idle
+        ["--num-gpu-blocks", "40"],  # memory pressure: retract_decode
+        ["--num-gpu-blocks", "40", "--enable-prefix-caching"],
+        ["--num-gpu-blocks", "90", "--max-tokens", "unset"],  # admissions refused (NO_TOKEN): batch_is_full latch
+        ["--max-tokens", "120", "--num-gpu-blocks", "120"],
+        ["--sglang-mixed-chunk", "--num-gpu-blocks", "60"],
+        ["--sglang-mixed-chunk", "--max-num-batched-tokens", "256"],
+        ["--qps", "2", "--output-tokens", "700"],  # stretches long enough for the ratio to reach its floor
+        ["--qps", "0.5"],  # the engine goes idle between requests: the ratio's reset
+        ["--disable-cuda-graph", "--disable-overlap-schedule"],
+    ],
 }
 
 
