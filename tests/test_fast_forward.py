@@ -139,13 +139,24 @@ configs = st.fixed_dictionaries({
     "num_gpu_blocks": st.sampled_from([None, 40, 120, 600]), "block_size": st.sampled_from([1, 8, 16, 32]),
     "max_num_seqs": st.sampled_from([2, 8, 256]), "allocation": st.sampled_from(["incremental", "reserve"]),
     "prefix_caching": st.booleans(), "eviction": st.sampled_from(["lru", "fifo", "lfu"]),
+    # The engines' own switches (ignored by the other policies): SGLang --enable-mixed-chunk, TensorRT-LLM chunked
+    # context and max-utilization; and the client's max_tokens that their admission rules read.
+    "engine_switches": st.booleans(), "max_tokens": st.sampled_from(["output", None, "double"]),
 })
 
 
 def _check_equal(reqs, cfg) -> None:
+    cfg = dict(cfg)
+    switches, max_tokens = cfg.pop("engine_switches"), cfg.pop("max_tokens")
     assume(cfg["budget"] >= cfg["block_size"])  # a budget must cover a block (SimConfig refuses it otherwise)
     assume(cfg["budget"] >= cfg["max_num_seqs"])  # vLLM refuses max_num_batched_tokens < max_num_seqs
     config = make_config(detail=False, max_num_steps=50_000, **cfg)
+    if switches:
+        config = replace(config, scheduler=replace(config.scheduler, sglang_enable_mixed_chunk=True,
+                                                   trtllm_chunked_context=True,
+                                                   trtllm_capacity_policy="max-utilization"))
+    if max_tokens != "output":
+        reqs = tuple(replace(r, max_tokens=None if max_tokens is None else 2 * r.output_tokens) for r in reqs)
     try:
         fast = simulate(config, reqs)
     except Exception as exc:  # the exact path must fail the same way
