@@ -1,7 +1,8 @@
 """Speed of the fast path and of parallel sweeps, one table from one run (.venv/bin/python bench/speed.py [--quick]).
 
 Prints: the 20,000-request azure-conv-like run (chunked, 2048-token budget, Llama-3-8B on H100) as whole
-`simulate --json` processes, default and with --enable-prefix-caching (fast and exact path), each with wall time,
+`simulate --json` processes, default, with --enable-prefix-caching, --policy trtllm and --policy sglang (each of the
+last three on the fast and the exact path, their JSON asserted equal), each with wall time,
 CPU time and peak RSS of that one process (os.wait4), medians of interleaved runs; the same run in-process with fast
 forwarding and with --no-fast-forward and the ratio, its steps/s, peak Python allocations;
 a 64-point sweep (16 budgets x 4 load scales) on 1 and 2 worker processes and on a local Dask cluster (2 worker
@@ -101,7 +102,14 @@ def bench_process(num_requests: int) -> None:
 
 # (label, extra flags) of the whole-process rows: what a user's default run costs, and with prefix caching on.
 ENGINE_ROWS = (("default run", []), ("prefix caching on", ["--enable-prefix-caching"]),
-               ("prefix caching, exact path", ["--enable-prefix-caching", "--no-fast-forward"]))
+               ("prefix caching, exact path", ["--enable-prefix-caching", "--no-fast-forward"]),
+               # TensorRT-LLM (prompts over the budget are rejected, alike on both paths) and SGLang as shipped
+               # (prefix caching on), each with its exact path: the fast path's steady stretches under their rules.
+               ("trtllm", ["--policy", "trtllm"]), ("trtllm, exact path", ["--policy", "trtllm", "--no-fast-forward"]),
+               ("sglang", ["--policy", "sglang"]), ("sglang, exact path", ["--policy", "sglang", "--no-fast-forward"]))
+# Rows whose JSON must equal another row's (the fast path against the exact path).
+SAME_AS = {"prefix caching on": "prefix caching, exact path", "trtllm": "trtllm, exact path",
+           "sglang": "sglang, exact path"}
 
 
 def _timed_process(argv: list[str]) -> tuple[float, float, float, dict]:
@@ -129,12 +137,13 @@ def bench_engine_rows(num_requests: int, repeats: int) -> None:
         for label, extra in ENGINE_ROWS:
             *figures, outputs[label] = _timed_process(argv + extra)
             runs[label].append(tuple(figures))
-    assert outputs["prefix caching on"] == outputs["prefix caching, exact path"], "fast and exact paths disagree"
+    for fast, exact in SAME_AS.items():
+        assert outputs[fast] == outputs[exact], f"{fast}: fast and exact paths disagree"
     for label, _ in ENGINE_ROWS:
         walls, cpus, rss = zip(*runs[label])
         row(f"{num_requests:,} requests, {label} (process)", f"{statistics.median(walls):.2f} s",
             f"CPU {statistics.median(cpus):.2f} s, peak RSS {max(rss):.0f} MiB; median of {repeats}"
-            + ("; same JSON as the exact path, asserted" if label == "prefix caching on" else ""))
+            + ("; same JSON as the exact path, asserted" if label in SAME_AS else ""))
 
 
 def sweep_jobs(num_requests: int) -> list:

@@ -85,6 +85,8 @@ def test_fallback_scenarios_give_identical_json(capsys, name, policy):
     argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
             "--prompt-tokens", "200", "--output-tokens", "80", "--seed", "3", NO_CACHE, *extra]  # extra may turn it on
     refuses_small_budget = vllm_budget_below_max_model_len in entry.refusals
+    if name == "small-budget" and entry.default_block_size_tokens > 16:
+        argv += ["--block-size", "16"]  # TensorRT-LLM's 32-token blocks would not fit a 16-token budget
     if not chunks and not refuses_small_budget and name == "small-budget":
         argv += ["--prompt-tokens", "8", "--length-dist", "fixed"]  # admitted; prompts must fit unchunked
     elif refuses_small_budget and name == "small-budget":
@@ -137,13 +139,24 @@ configs = st.fixed_dictionaries({
     "num_gpu_blocks": st.sampled_from([None, 40, 120, 600]), "block_size": st.sampled_from([1, 8, 16, 32]),
     "max_num_seqs": st.sampled_from([2, 8, 256]), "allocation": st.sampled_from(["incremental", "reserve"]),
     "prefix_caching": st.booleans(), "eviction": st.sampled_from(["lru", "fifo", "lfu"]),
+    # The engines' own switches (ignored by the other policies): SGLang --enable-mixed-chunk, TensorRT-LLM chunked
+    # context and max-utilization; and the client's max_tokens that their admission rules read.
+    "engine_switches": st.booleans(), "max_tokens": st.sampled_from(["output", None, "double"]),
 })
 
 
 def _check_equal(reqs, cfg) -> None:
+    cfg = dict(cfg)
+    switches, max_tokens = cfg.pop("engine_switches"), cfg.pop("max_tokens")
     assume(cfg["budget"] >= cfg["block_size"])  # a budget must cover a block (SimConfig refuses it otherwise)
     assume(cfg["budget"] >= cfg["max_num_seqs"])  # vLLM refuses max_num_batched_tokens < max_num_seqs
     config = make_config(detail=False, max_num_steps=50_000, **cfg)
+    if switches:
+        config = replace(config, scheduler=replace(config.scheduler, sglang_enable_mixed_chunk=True,
+                                                   trtllm_chunked_context=True,
+                                                   trtllm_capacity_policy="max-utilization"))
+    if max_tokens != "output":
+        reqs = tuple(replace(r, max_tokens=None if max_tokens is None else 2 * r.output_tokens) for r in reqs)
     try:
         fast = simulate(config, reqs)
     except Exception as exc:  # the exact path must fail the same way
@@ -209,3 +222,49 @@ def test_prefix_caching_under_eviction_pressure_gives_identical_traces(policy, p
     assert fast.fast_forwarded_steps > 0 and exact.fast_forwarded_steps == 0
     assert replace(fast, fast_forwarded_steps=0) == exact
     assert fast.num_evicted_blocks > 0 and sum(r.prefix_hit_tokens for r in fast.requests) > 0
+
+
+# Each stresses one of an engine's own rules around the fast path's stretches: the client's max_tokens read by
+# TensorRT-LLM's guaranteed-no-evict admission (reserved to completion: unset = to max_seq_len, so it admits
+# few and many wait), max-utilization's preemption of the newest request under a tiny cache, chunked context
+# (block-sized chunks), and both pricing switches (CUDA graphs off, overlap off).
+ENGINE_RULES: dict[str, list[list[str]]] = {
+    "trtllm": [
+        ["--max-tokens", "unset"],
+        ["--max-tokens", "120"],
+        ["--max-tokens", "unset", "--num-gpu-blocks", "60"],
+        ["--trtllm-capacity-policy", "max-utilization", "--num-gpu-blocks", "30"],
+        ["--trtllm-capacity-policy", "max-utilization", "--num-gpu-blocks", "30", "--enable-prefix-caching"],
+        ["--trtllm-chunked-context", "true", "--max-num-batched-tokens", "256"],
+        ["--trtllm-chunked-context", "true", "--max-num-batched-tokens", "256", "--enable-prefix-caching",
+         "--num-gpu-blocks", "40"],
+        ["--enforce-eager", "--disable-overlap-schedule"],
+        ["--cuda-graph-max-bs", "5"],
+    ],
+    "sglang": [  # new_token_ratio decays once per fast step, is re-estimated after a retraction, reset when idle
+        ["--num-gpu-blocks", "40"],  # memory pressure: retract_decode
+        ["--num-gpu-blocks", "40", "--enable-prefix-caching"],
+        ["--num-gpu-blocks", "90", "--max-tokens", "unset"],  # admissions refused (NO_TOKEN): batch_is_full latch
+        ["--max-tokens", "120", "--num-gpu-blocks", "120"],
+        ["--sglang-mixed-chunk", "--num-gpu-blocks", "60"],
+        ["--sglang-mixed-chunk", "--max-num-batched-tokens", "256"],
+        ["--qps", "2", "--output-tokens", "700"],  # stretches long enough for the ratio to reach its floor
+        ["--qps", "0.5"],  # the engine goes idle between requests: the ratio's reset
+        ["--disable-cuda-graph", "--disable-overlap-schedule"],
+    ],
+}
+
+
+@pytest.mark.parametrize("case", [(policy, i) for policy, cases in ENGINE_RULES.items() for i in range(len(cases))],
+                         ids=lambda case: f"{case[0]}-{case[1]}")
+def test_engine_rules_give_identical_json(capsys, case):
+    policy, index = case
+    extra = ENGINE_RULES[policy][index]
+    skipped_total = 0
+    for seed in SEEDS:
+        argv = ["--workload", "synthetic", "--policy", policy, "--num-requests", "60", "--qps", "20",
+                "--prompt-tokens", "200", "--output-tokens", "80", "--seed", str(seed), NO_CACHE, *extra]
+        fast, exact, skipped = _both(capsys, argv)
+        assert fast == exact
+        skipped_total += skipped
+    assert skipped_total > 0  # the rule's runs do reach steady stretches

@@ -124,7 +124,7 @@ def test_the_vllm_switch_and_the_defaults_name_registry_entries():
     assert DEFAULT_POLICY in REGISTRY and BASELINE_POLICY in REGISTRY
     assert not policy_entry(BASELINE_POLICY).chunks(make_config(BASELINE_POLICY).scheduler)
     assert [n for n, e in REGISTRY.items() if e.fast_path] == ["monolithic", "vllm-nochunk", "chunked", "sarathi",
-                                                               "static"]
+                                                               "sglang", "trtllm", "static"]
     assert [n for n, e in REGISTRY.items() if e.fast_path_absorbs_arrivals] == ["chunked"]
 
 

@@ -6,8 +6,10 @@ only `Trace.fast_forwarded_steps` tells them apart.
 When it applies (checked at the top of a loop iteration, after arrivals were admitted): nothing waits, every
 running sequence is decode-ready, all of them fit the token budget, and the blocks they still need up to their last
 token fit in the free blocks. Then, until the next arrival is due, no policy whose registry entry sets `fast_path`
-does anything but give each running sequence one decode token (checked for each: the vLLM schedulers and Sarathi
-find no waiting request, static has a running batch), nobody can be preempted and nobody is admitted. So the
+does anything but give each running sequence one decode token (checked for each: the vLLM schedulers, Sarathi and
+TensorRT-LLM find no waiting request, static has a running batch, SGLang forms no prefill batch and decodes all: its
+own state, new_token_ratio and the batch_is_full latch, is replayed per step by the entry's `fast_path_replay` at
+the stretch's end), nobody can be preempted and nobody is admitted. So the
 state is a few aggregates:
   - n running sequences and their summed context (the step's StepShape is (n, n, context + n, context)),
   - when each one finishes (a heap of finish steps),
@@ -28,7 +30,7 @@ MBU are filled in afterwards with numpy (the same IEEE operations element-wise).
 caching, vLLM V1 parallel samples) the stretch also does the few block operations of each step in the exact loop's
 order (fast_kv.py), and absorbs only an arrival without a prefix hit. The exact path is used for everything else:
 detailed runs, V0-style forked samples (copy-on-write), long_prefill_token_threshold, measured cost profiles,
-policies whose entry leaves `fast_path` off (SGLang's ratio dynamics, ...), and any state where memory might run
+policies whose entry leaves `fast_path` off (Orca), and any state where memory might run
 short.
 """
 
@@ -73,6 +75,7 @@ class FastForward:
     budget_tokens: int = 0
     mixed_costs: list[tuple[int, float, float]] = field(default_factory=list)  # (step index, MFU, MBU) of mixed steps
     paged: bool = False  # a BlockManager (prefix caching, parallel samples): its block operations are replayed
+    replay: Callable | None = None  # PolicyEntry.fast_path_replay: the policy's own state over a stretch's steps
 
     @property
     def num_steps(self) -> int:
@@ -97,7 +100,7 @@ def make_fast_forward(config: SimConfig, kv: object, coster: object, knobs: Knob
         return None
     return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=entry.fast_path_absorbs_arrivals,
                        max_num_seqs=knobs.max_num_seqs, budget_tokens=knobs.max_num_batched_tokens,
-                       paged=fast_kv.is_paged(kv))
+                       paged=fast_kv.is_paged(kv), replay=entry.fast_path_replay)
 
 
 def _entry(run: RunState, block_size: int) -> tuple[list[Row], int] | None:
@@ -383,6 +386,8 @@ def _finish_stretch(ff: FastForward, run: RunState, st: _Stretch, first_step: in
     prefix_max_s = list(itertools.accumulate(shared_gaps_s, max))
     _materialize(ff, run, st, shared_gaps_s, prefix_max_s)
     ff.stretches.append((first_step, len(ends_s), len(run.tbt_gaps_s)))
+    if ff.replay is not None:  # e.g. SGLang's new_token_ratio, decayed once per step as its exact loop does
+        ff.replay(run.ctx, ff.step_seqs[len(ff.step_seqs) - len(ends_s):])
     if st.kv is None:
         run.ctx.kv._num_free = st.free  # the counting manager's own arithmetic, replayed
     else:  # the paged manager did the operations themselves; the arithmetic (peak, slack) must have followed them

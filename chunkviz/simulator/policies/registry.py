@@ -20,7 +20,7 @@ from chunkviz.simulator.policies import defaults as d
 from chunkviz.simulator.policies import refusals as r
 from chunkviz.simulator.policies.orca import schedule_orca
 from chunkviz.simulator.policies.sarathi import schedule_sarathi
-from chunkviz.simulator.policies.sglang import fewest_outputs_victim, schedule_sglang
+from chunkviz.simulator.policies.sglang import fewest_outputs_victim, replay_decode_steps, schedule_sglang
 from chunkviz.simulator.policies.static import schedule_static
 from chunkviz.simulator.policies.trtllm import schedule_trtllm
 from chunkviz.simulator.policies.vllm import schedule_chunked, schedule_monolithic, schedule_vllm_nochunk
@@ -49,12 +49,20 @@ class PolicyEntry:
     # The fast path (simulator/fast_forward.py) may replay this policy's steady decode stretches: with nothing
     # waiting and every running sequence decode-ready within the budget, its plan is exactly "one token to each
     # running sequence, in list order". Opt in only after checking that, and tests/test_fast_forward.py's equality
-    # tests (SGLang's new_token_ratio changes every step, so it stays out).
+    # tests. SGLang qualifies with its fast_path_replay (new_token_ratio decays every decode step; with nothing
+    # waiting and the next blocks there its step is _decode_step without a retraction). TensorRT-LLM: with nothing
+    # waiting, schedule_trtllm is schedule_running alone (a decode is never cut to a block-sized chunk: its one token
+    # is all that remains), and the stretch's slack means no allocation fails, so max-utilization never pauses
+    # anyone; guaranteed-no-evict and max_tokens only gate admissions, which end its stretches (it absorbs none:
+    # that check would read every running request's blocks to completion, policies/trtllm.fits_to_completion).
     fast_path: bool = False
     # The fast path may also absorb an arrival whose whole prompt fits the budget left after the decodes, a free
     # seat and the free blocks into one mixed step (decodes, then the whole prompt: fast_forward._absorb replays
     # schedule_running then admit_waiting, as vLLM V1 schedules running requests, then waiting ones). Needs fast_path.
     fast_path_absorbs_arrivals: bool = False
+    # What a fast-forwarded stretch does to the policy's own state (SchedContext.policy_state), given each step's
+    # running count at planning time; called once per stretch (None: the policy keeps no state across steps).
+    fast_path_replay: Callable[[SchedContext, list[int]], None] | None = None
     # The value of vLLM's --enable-chunked-prefill this policy models in vLLM V1 (None: not a vLLM V1 scheduler);
     # the CLI's --enable-chunked-prefill picks the policy by it.
     vllm_enable_chunked_prefill: bool | None = None
@@ -84,6 +92,9 @@ class PolicyEntry:
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
             raise ValueError(f"policy {self.name}: fast_path_absorbs_arrivals needs fast_path")
+        if self.fast_path_replay is not None and (self.fast_path_absorbs_arrivals or not self.fast_path):
+            raise ValueError(f"policy {self.name}: fast_path_replay replays decode-only stretches (fast_path on, "
+                             f"fast_path_absorbs_arrivals off)")
 
     def chunks(self, scheduler: SchedulerConfig) -> bool:
         return self.chunks_prompts(scheduler) if callable(self.chunks_prompts) else self.chunks_prompts
@@ -124,13 +135,14 @@ _ENTRIES = (
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
                 takes_priority=True, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.sglang_graphs),
+                overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
+                fast_path=True, fast_path_replay=replay_decode_steps),
     PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs),
+                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, fast_path=True),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),

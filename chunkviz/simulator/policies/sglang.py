@@ -157,3 +157,29 @@ def _retract_decode(ctx: SchedContext, plan: Plan) -> None:
     max_new = sum(_max_new(ctx, s) for s in ctx.running)
     if max_new:
         ctx.policy_state["new_token_ratio"] = min(1.0, (decoded + RETRACT_DECODE_STEPS * len(ctx.running)) / max_new)
+
+
+def replay_decode_steps(ctx: SchedContext, num_running: list[int]) -> None:
+    """What schedule_sglang's state does over a fast-forwarded stretch of decode-only steps (fast_forward.py), given
+    each step's running count at planning time: nothing waits and every decode's next block fits (the stretch's
+    slack), so each step is `_decode_step` without a retraction. Per step, as the exact loop: a batch smaller than
+    the last plan's sets SHRANK, new_token_ratio decays once (one subtraction per step, never in closed form, so the
+    float is bit-identical), a popped SHRANK clears batch_is_full, and the running count is remembered. Nobody is
+    admitted, so neither the ratio nor the latch is read inside the stretch; an idle engine's reset stays with the
+    exact loop (a stretch ends when its last request finishes)."""
+    state = ctx.policy_state
+    last = state.get(RUNNING_AFTER_LAST_PLAN, 0.0)
+    shrank = state.pop(SHRANK, 0.0)
+    for n in num_running:  # bounded by the stretch's steps
+        if n < last:
+            shrank = 1.0
+        last = float(n)
+    if shrank:
+        state[BATCH_IS_FULL] = 0.0
+    state[RUNNING_AFTER_LAST_PLAN] = last
+    ratio = new_token_ratio(ctx)
+    for _ in num_running:  # bounded by the stretch's steps; stops once the floor is reached
+        if ratio == MIN_NEW_TOKEN_RATIO:
+            break
+        ratio = max(ratio - NEW_TOKEN_RATIO_DECAY, MIN_NEW_TOKEN_RATIO)
+    state["new_token_ratio"] = ratio
