@@ -141,18 +141,9 @@ class KvStage {
     return legend;
   }
 
-  save() { STAGE_STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed }; }
+  save() { saveStage(this, this.d.version); }
 
-  saveUrlSoon() {
-    this.save();
-    clearTimeout(this.urlTimer);
-    if (this.playing) return;
-    this.urlTimer = setTimeout(() => {
-      const u = new URL(window.location.href);
-      u.searchParams.set(this.d.url_param, String(this.cursor));
-      window.history.replaceState(window.history.state, "", u.toString());
-    }, 250);
-  }
+  saveUrlSoon() { saveStageUrlSoon(this, this.d.version, this.d.url_param); }
 
   stepBy(k) { this.pause(); this.cursor = Math.min(Math.max(this.cursor + k, 0), this.n - 1); this.draw(); this.saveUrlSoon(); }
 

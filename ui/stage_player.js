@@ -65,6 +65,24 @@ function otherStageActive(key) {  // another stage or timeline on the page was c
   return active !== undefined && active !== key && !!document.querySelector(".st-key-" + active);
 }
 
+// A stage's cursor and speed survive a re-mount (STAGE_STATE); when it is not playing, the cursor also goes into the
+// URL a quarter second after the last move, so a shared link opens at the same step. Shared by StagePlayer and the KV
+// stage, which keeps its own controls (`stage` has key, cursor, speed, playing and urlTimer).
+function saveStage(stage, version) {
+  STAGE_STATE[stage.key] = { version, cursor: stage.cursor, speed: stage.speed };
+}
+
+function saveStageUrlSoon(stage, version, urlParam) {
+  saveStage(stage, version);
+  clearTimeout(stage.urlTimer);
+  if (stage.playing) return;
+  stage.urlTimer = setTimeout(() => {
+    const u = new URL(window.location.href);
+    u.searchParams.set(urlParam, String(stage.cursor));
+    window.history.replaceState(window.history.state, "", u.toString());
+  }, 250);
+}
+
 class StagePlayer {
   // opts: key, version, positions, start, url_param, speeds (steps/s), default_speed (index), text {first, prev,
   // next, last, play, pause, speed, scrub, keys}, draw(cursor) -> readout text.
@@ -137,18 +155,9 @@ class StagePlayer {
     this.marks.appendChild(b); return b;
   }
 
-  save() { STAGE_STATE[this.key] = { version: this.o.version, cursor: this.cursor, speed: this.speed }; }
+  save() { saveStage(this, this.o.version); }
 
-  saveUrlSoon() {
-    this.save();
-    clearTimeout(this.urlTimer);
-    if (this.playing) return;
-    this.urlTimer = setTimeout(() => {
-      const u = new URL(window.location.href);
-      u.searchParams.set(this.o.url_param, String(this.cursor));
-      window.history.replaceState(window.history.state, "", u.toString());
-    }, 250);
-  }
+  saveUrlSoon() { saveStageUrlSoon(this, this.o.version, this.o.url_param); }
 
   stopBy(n) {
     if (!this.stops.length) { this.stepBy(n); return; }
