@@ -13,7 +13,9 @@ from chunkviz.config.engine_knobs import CacheConfig, CostConfig, SchedulerConfi
 from chunkviz.config.hardware import GpuSpec, ModelSpec, tensor_parallel_problem
 from chunkviz.config.profile import CostProfile
 
-MAX_SIM_STEPS = 2_000_000  # hard bound on the engine loop (simulator/engine.py raises errors.SimulationLimitError)
+# Hard bound on the engine loop (simulator/engine.py raises errors.SimulationLimitError): 100 steps a request at
+# engine.MAX_NUM_REQUESTS (200k); the 20k-request azure-conv-like run takes about 425k steps, so 100k need ~2.1M.
+MAX_SIM_STEPS = 20_000_000
 
 
 @dataclass(frozen=True, slots=True)
