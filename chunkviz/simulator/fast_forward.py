@@ -156,6 +156,7 @@ class _Stretch:
     bucket_rows: list[list[int]] = field(default_factory=list)  # paged: live row indices per bucket, running order
     ends_s: list[float] = field(default_factory=list)
     k: int = 0
+    ops_done_k: int = 0  # lean manager: steps before this one had their block operations applied (fast_kv.lean_flush)
 
 
 def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[float], float],
@@ -217,10 +218,13 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
     next_finish = finishes[0][0] if finishes else -1
     dense_s, head_s, comm_s, cpu_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0, 0.0)
     kv, bucket_rows = st.kv, st.bucket_rows  # paged: the block operations of the few sequences that change one
+    # The lean manager's operations wait until something reads the cache (a finisher's free, an arrival's lookup,
+    # the stretch's end) and are then applied in bulk (fast_kv.lean_flush); BlockManager's run step by step.
+    step_ops, lean, done_k = fast_kv.step_ops, fast_kv.is_lean(kv), st.ops_done_k
     while n and now_s < next_arrival_s and num_steps < step_limit:  # bounded by the step limit
         allocated = allocs_at[k % bs]
-        if kv is not None and (allocated or allocs_at[(k + 1) % bs]):
-            fast_kv.step_ops(kv, rows, bucket_rows, k)
+        if kv is not None and not lean and (allocated or allocs_at[(k + 1) % bs]):
+            step_ops(kv, rows, bucket_rows, k)
         free -= allocated
         pairs = context + n
         attn_flops = per_pair * pairs / tp
@@ -243,6 +247,9 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
             held = -(-final_computed // bs)
             held = held if held > held0 else held0
             if kv is not None:  # blocks shared through a prefix hit stay with their other holders
+                if lean and done_k <= k:
+                    fast_kv.lean_flush(kv, rows, bucket_rows, done_k, k + 1)
+                    done_k = k + 1
                 bucket_rows[bucket].remove(i)
                 held = fast_kv.release(kv, seq, computed0, final_computed)
             free += held
@@ -259,7 +266,7 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
         num_steps += 1
         k += 1
     st.free, st.peak, st.slack, st.n, st.context = free, peak, slack, n, context
-    st.now_s, st.busy_s, st.num_steps, st.k = now_s, busy_s, num_steps, k
+    st.now_s, st.busy_s, st.num_steps, st.k, st.ops_done_k = now_s, busy_s, num_steps, k, done_k
 
 
 def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
@@ -282,6 +289,9 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     # vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees here: the whole prompt is this
     # step's chunk, and its blocks fit the slack, which never exceeds the free blocks.
     kv = st.kv
+    if fast_kv.is_lean(kv):  # the lookup reads the cache as the steps so far left it
+        fast_kv.lean_flush(kv, st.rows, st.bucket_rows, st.ops_done_k, st.k)
+        st.ops_done_k = st.k
     hit_possible = kv is not None and kv.enable_prefix_caching and (
         kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs))
     if hit_possible:
@@ -293,7 +303,8 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     cost = ff.coster(StepShape(st.n + prompt, st.n + 1, st.context + st.n + prompt * (prompt + 1) // 2, st.context))
     start_s, k = st.now_s, st.k
     if kv is not None:
-        fast_kv.step_ops(kv, st.rows, st.bucket_rows, k)  # the decodes' blocks first, as schedule_running
+        fast_kv.ops_for(kv)(kv, st.rows, st.bucket_rows, k)  # the decodes' blocks first, as schedule_running
+        st.ops_done_k = k + 1
     st.free -= st.allocs_at[k % bs] + blocks
     st.slack -= final_blocks
     st.now_s = start_s + cost.total_s
@@ -379,6 +390,9 @@ def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: i
 def _finish_stretch(ff: FastForward, run: RunState, st: _Stretch, first_step: int) -> None:
     """Shared gaps, then every sequence's state, the KV counter and the run's totals, as the exact loop left them."""
     ends_s = st.ends_s
+    if fast_kv.is_lean(st.kv):
+        fast_kv.lean_flush(st.kv, st.rows, st.bucket_rows, st.ops_done_k, st.k)
+        st.ops_done_k = st.k
     # From the second step on, every decoding sequence's previous token came at the previous step's end: one
     # shared gap per step (the subtraction the exact loop does); entry sequences take a running maximum of them.
     shared_gaps_s = list(map(operator.sub, ends_s[1:], ends_s))

@@ -17,31 +17,39 @@ finishers in running order: the same calls in the same order, without the per-se
 from __future__ import annotations
 
 from chunkviz.simulator.kv.blocks import BlockManager
+from chunkviz.simulator.kv.lean import LeanPrefixCache
 from chunkviz.simulator.sequence import SeqState
+
+PAGED = (BlockManager, LeanPrefixCache)
+
+
+def is_lean(kv: object) -> bool:
+    return type(kv) is LeanPrefixCache
 
 
 def is_paged(kv: object) -> bool:
-    return type(kv) is BlockManager
+    """A manager with block identities (BlockManager, or its lean twin for metrics-only prefix-cached runs)."""
+    return type(kv) in PAGED
 
 
 def held_blocks(kv: object, seq: SeqState) -> int:
-    """Blocks in the sequence's table (either manager)."""
-    if type(kv) is BlockManager:
+    """Blocks in the sequence's table (any manager)."""
+    if type(kv) in PAGED:
         return len(kv.tables.get(seq.key, ()))
     return kv.num_seq_blocks.get(seq.key, 0)
 
 
-def steady_seq(kv: BlockManager, seq: SeqState, held: int) -> bool:
+def steady_seq(kv: BlockManager | LeanPrefixCache, seq: SeqState, held: int) -> bool:
     """Decoding `seq` changes no block but the ones fast_kv replays: its write block is its own (no copy-on-write,
     which only forks cause) and every full block it holds is keyed (so only a newly filled block gets a key)."""
     computed, bs = seq.num_computed_tokens, kv.block_size
     index = computed // bs
-    if index < held and kv.blocks[kv.tables[seq.key][index]].ref_count != 1:
+    if index < held and kv.block_ref_count(kv.tables[seq.key][index]) != 1:
         return False
     if not kv.enable_prefix_caching:
         return True
-    keys = kv.seq_chain_keys.get(seq.key)
-    return keys is not None and len(keys) == min(computed // bs, held)
+    keyed = kv.num_keyed_blocks(seq.key)
+    return keyed is not None and keyed == min(computed // bs, held)
 
 
 def fills_first_block(rows: list, bucket_rows: list[list[int]], k: int, block_size: int) -> bool:
@@ -53,7 +61,7 @@ def fills_first_block(rows: list, bucket_rows: list[list[int]], k: int, block_si
     return False
 
 
-def step_ops(kv: BlockManager, rows: list, bucket_rows: list[list[int]], k: int) -> None:
+def step_ops(kv: BlockManager | LeanPrefixCache, rows: list, bucket_rows: list[list[int]], k: int) -> None:
     """Step k's schedule-time block operations, in running order: a pop where a token starts a block (bucket
     k mod block_size), a key where a token fills one (bucket k + 1); a sequence does both only when block_size is 1
     (allocate first, as sched_common.allocate does)."""
@@ -77,8 +85,49 @@ def step_ops(kv: BlockManager, rows: list, bucket_rows: list[list[int]], k: int)
             kv.cache_blocks(seq.key, seq.content, computed + 1)
 
 
+def lean_step_ops(kv: LeanPrefixCache, rows: list, bucket_rows: list[list[int]], k: int) -> None:
+    """step_ops for the lean manager, with the pops of the step first and then its keys: the same end state, since
+    a pop takes a free block and a key goes to a held one (different blocks), and a key's holders end up the same
+    whichever comes first (the evicted block leaves its list, the new one joins the end). Each kind keeps running
+    order. A filled block ends past the prompt, so its key lies in the sequence's output segment."""
+    bs, tables = kv.block_size, kv.tables
+    allocs, fills = bucket_rows[k % bs], bucket_rows[(k + 1) % bs]
+    if allocs:
+        for i, block_id in zip(allocs, kv.pop_free_blocks(len(allocs))):
+            tables[rows[i][0].key].append(block_id)
+    for i in fills:
+        seq, join_k, _, _, _, computed0 = rows[i]
+        end_tokens = computed0 + k - join_k + 1
+        kv.key_output_block(seq.key, seq.content, end_tokens)
+
+
+def lean_flush(kv: LeanPrefixCache, rows: list, bucket_rows: list[list[int]], k_from: int, k_to: int) -> None:
+    """The block operations of steps [k_from, k_to), applied at once: every pop in step order (running order within
+    a step), then every key in the same order. The same end state as step by step: between two flushes no row joins
+    or leaves (flushes come before every release and lookup), so the steps' rows are the buckets' as they stand;
+    pops take the queue's head, which frees in between never reach (they join the tail, and the slack keeps the
+    stretch's pops within the blocks free at its start); and keys commute with pops as in lean_step_ops."""
+    if k_to <= k_from:
+        return
+    bs, tables = kv.block_size, kv.tables
+    pops = [i for k in range(k_from, k_to) for i in bucket_rows[k % bs]]
+    if pops:
+        for i, block_id in zip(pops, kv.pop_free_blocks(len(pops))):
+            tables[rows[i][0].key].append(block_id)
+    fills = [(i, k) for k in range(k_from, k_to) for i in bucket_rows[(k + 1) % bs]]
+    if fills:
+        kv.key_output_blocks([(rows[i][0], rows[i][5] + k - rows[i][1] + 1) for i, k in fills])
+
+
+def ops_for(kv: object):
+    """The step-operations function for this manager."""
+    return lean_step_ops if type(kv) is LeanPrefixCache else step_ops
+
+
 def settle_filled(kv: BlockManager, seq: SeqState, from_tokens: int, to_tokens: int) -> None:
     """num_filled_tokens of the blocks written while computing [from, to), as on_computed leaves them."""
+    if type(kv) is not BlockManager:
+        return  # the lean manager keeps no fill levels
     table, bs, blocks = kv.tables[seq.key], kv.block_size, kv.blocks
     for index in range(from_tokens // bs, -(-to_tokens // bs)):
         block = blocks[table[index]]
@@ -87,10 +136,10 @@ def settle_filled(kv: BlockManager, seq: SeqState, from_tokens: int, to_tokens: 
             block.num_filled_tokens = filled
 
 
-def release(kv: BlockManager, seq: SeqState, computed0: int, final_computed: int) -> int:
+def release(kv: BlockManager | LeanPrefixCache, seq: SeqState, computed0: int, final_computed: int) -> int:
     """A sequence that finished in the stretch: settle its blocks, then free them (apply._finish); returns how many
     went back to the free queue (a prompt block another running sequence hit stays in use)."""
     settle_filled(kv, seq, computed0, final_computed)
-    num_free = len(kv.free_queue)
+    num_free = kv.num_free_blocks()
     kv.free(seq.key)
-    return len(kv.free_queue) - num_free
+    return kv.num_free_blocks() - num_free

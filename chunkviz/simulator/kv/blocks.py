@@ -84,6 +84,19 @@ class BlockManager:
     def blocks_for(self, num_tokens: int) -> int:
         return -(-num_tokens // self.block_size)
 
+    def block_ref_count(self, block_id: int) -> int:
+        return self.blocks[block_id].ref_count
+
+    def num_unheld(self, block_ids: list[int]) -> int:
+        """Blocks among `block_ids` that sit in the free queue (a hit on them uses up free blocks)."""
+        blocks = self.blocks
+        return sum(1 for b in block_ids if blocks[b].ref_count == 0)
+
+    def num_keyed_blocks(self, seq: SeqKey) -> int | None:
+        """How many of the sequence's leading blocks carry their key (None before its first caching)."""
+        keys = self.seq_chain_keys.get(seq)
+        return None if keys is None else len(keys)
+
     def find_prefix_hit(self, content_fn: ContentFn, max_hit_tokens: int) -> list[int]:
         """Blocks of the longest cached chain that covers at most `max_hit_tokens` leading tokens."""
         if not self.enable_prefix_caching:

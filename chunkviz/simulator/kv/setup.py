@@ -11,6 +11,7 @@ from chunkviz.simulator.kv.blocks import BlockManager
 from chunkviz.config import MAX_NUM_GPU_BLOCKS, SimConfig
 from chunkviz.errors import InputError
 from chunkviz.simulator.kv.counting import CountingKvManager
+from chunkviz.simulator.kv.lean import LeanPrefixCache
 from chunkviz.simulator.kv.manager import KvManager
 from chunkviz.request import Request
 
@@ -45,9 +46,21 @@ def needs_paged_manager(config: SimConfig, requests: Sequence[Request], prefix_c
     return config.record_detail or prefix_caching or any(r.n_samples > 1 for r in requests)
 
 
+def lean_fits(config: SimConfig, requests: Sequence[Request], prefix_caching: bool) -> bool:
+    """LeanPrefixCache makes BlockManager's decisions for metrics-only, prefix-cached runs under LRU eviction
+    without forked samples (FIFO and LFU read per-block cache order and hits; forks copy on write)."""
+    forks = config.scheduler.parallel_sampling == "v0-fork-cow" and any(r.n_samples > 1 for r in requests)
+    return LEAN_ENABLED and not config.record_detail and prefix_caching and config.cache.eviction == "lru" and not forks
+
+
+LEAN_ENABLED = True  # tests/test_lean_prefix_cache.py turns it off to replay the same runs on BlockManager
+
+
 def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callable[[object], None],
                     prefix_caching: bool) -> KvManager:
     num_blocks = num_gpu_blocks(config)
+    if lean_fits(config, requests, prefix_caching):
+        return LeanPrefixCache(num_blocks, config.cache.block_size)
     if needs_paged_manager(config, requests, prefix_caching):
         # Only detailed runs record events: without them the manager builds none (one per block it hands out).
         return BlockManager(num_blocks, config.cache.block_size, prefix_caching, config.cache.eviction,

@@ -24,7 +24,7 @@ def fits_full_sequence(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> boo
     full_tokens = min(seq.num_tokens, ctx.knobs.max_model_len_tokens)
     free = kv.num_free_blocks()
     if hit_tokens:  # cached blocks nobody holds sit in the free queue: taking them uses up free blocks too
-        free -= sum(1 for block_id in prefix_hit(ctx, seq) if kv.blocks[block_id].ref_count == 0)
+        free -= kv.num_unheld(prefix_hit(ctx, seq))
     return kv.blocks_for(full_tokens) - hit_tokens // kv.block_size <= free
 
 

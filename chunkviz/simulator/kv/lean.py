@@ -1,0 +1,301 @@
+"""A lean paged KV cache with prefix caching, for metrics-only runs: BlockManager's decisions without its objects.
+
+Invariant: driven by the same calls, a LeanPrefixCache makes exactly the decisions a BlockManager with prefix
+caching, LRU eviction and no forks makes (which allocations succeed, which blocks a prefix lookup hits, which cached
+blocks are evicted and when, free and used counts, num_evicted_blocks), and its block ids, tables and free-queue
+order are the same too; tests/test_lean_prefix_cache.py replays both over the presets, the policies and a
+Hypothesis run.
+
+What it leaves out is what only detailed runs read (engine.py picks BlockManager for those): Block objects,
+per-block fill levels, events, hit counts and cache order (read only by the FIFO and LFU free queues, which keep
+BlockManager). Keys are integers computed from the sequence's segments (content_keys.py) instead of a blake2b hash
+chain over each block's runs, which was most of a prefix-cached run's time (one hash per block of every request).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import repeat
+
+from chunkviz.simulator.kv.blocks import ContentFn, SeqKey
+from chunkviz.simulator.kv.content_keys import ContentKeys, Plan, key_at, keys_between
+
+
+_drain = deque(maxlen=0).extend  # runs an iterator of calls at C speed, keeping nothing
+
+
+class LeanPrefixCache:
+    """Ref counts and keys in two lists indexed by block id, the LRU free queue as one ordered dict, an index from
+    key to the blocks that hold it (an int for one holder, a list, oldest first, for several)."""
+
+    def __init__(self, num_blocks: int, block_size: int) -> None:
+        self.num_total_blocks = num_blocks
+        self.block_size = block_size
+        self.enable_prefix_caching = True
+        self.tracks_content = True
+        self.num_evicted_blocks = 0
+        self.ref_counts = [0] * num_blocks
+        self.block_keys = [0] * num_blocks  # 0: no key (content_keys never makes 0)
+        # vLLM's free block queue under LRU: freed blocks join the tail, allocation takes the head (eviction.py).
+        # A deque, whose appends and pops cost a tenth of an ordered dict's; a block taken from the middle (a prefix
+        # hit on a free block) leaves a stale entry behind, counted in _stale and skipped when the head reaches it
+        # (a block's stale entries always precede its live one, which joined the tail later).
+        self._queue: deque[int] = deque(range(num_blocks))
+        self._stale: dict[int, int] = {}
+        self._num_free = num_blocks
+        self.tables: dict[SeqKey, list[int]] = {}
+        self.num_keyed: dict[SeqKey, int] = {}  # BlockManager.seq_chain_keys, as lengths (the keys are recomputed)
+        self.holders: dict[int, int | list[int]] = {}  # key -> its block, or its blocks oldest first
+        self._num_shared_keys = 0  # keys with a list of holders (rare: the same content computed twice)
+        self._content_keys = ContentKeys()
+        self._plans: dict[SeqKey, Plan] = {}
+
+    # --- queries -------------------------------------------------------------------------------------------------
+    def num_free_blocks(self) -> int:
+        return self._num_free
+
+    def num_used_blocks(self) -> int:
+        return self.num_total_blocks - self._num_free
+
+    def free_order(self) -> list[int]:
+        """The free blocks, next to be reused first (BlockManager.free_queue.order())."""
+        skip, order = dict(self._stale), []
+        for block_id in self._queue:
+            if skip.get(block_id):
+                skip[block_id] -= 1
+            else:
+                order.append(block_id)
+        return order
+
+    def num_table_blocks(self, seq: SeqKey) -> int:
+        return len(self.tables.get(seq, ()))
+
+    def blocks_for(self, num_tokens: int) -> int:
+        return -(-num_tokens // self.block_size)
+
+    def block_ref_count(self, block_id: int) -> int:
+        return self.ref_counts[block_id]
+
+    def num_unheld(self, block_ids: list[int]) -> int:
+        """Blocks among `block_ids` that sit in the free queue (a hit on them uses up free blocks)."""
+        refs = self.ref_counts
+        return sum(1 for b in block_ids if refs[b] == 0)
+
+    def num_keyed_blocks(self, seq: SeqKey) -> int | None:
+        """How many of the sequence's leading blocks carry their key (None before its first caching)."""
+        return self.num_keyed.get(seq)
+
+    def _plan(self, content_fn: ContentFn) -> Plan:
+        # Every caller passes SeqState.content (bound): its sequence holds the segments the keys are built from.
+        seq = content_fn.__self__
+        plan = self._plans.get(seq.key)
+        if plan is None:
+            plan = self._plans[seq.key] = self._content_keys.plan_of(seq)
+        return plan
+
+    def find_prefix_hit(self, content_fn: ContentFn, max_hit_tokens: int) -> list[int]:
+        """Blocks of the longest cached chain that covers at most `max_hit_tokens` leading tokens (BlockManager's
+        lookup: each block's key, then its oldest holder)."""
+        hits: list[int] = []
+        num_blocks = max(0, max_hit_tokens) // self.block_size
+        if not num_blocks:
+            return hits
+        plan, holders, bs = self._plan(content_fn), self.holders, self.block_size
+        for index in range(num_blocks):
+            found = holders.get(key_at(plan, (index + 1) * bs))
+            if found is None:
+                break
+            hits.append(found if type(found) is int else found[0])
+        return hits
+
+    # --- allocation ----------------------------------------------------------------------------------------------
+    def allocate(self, seq: SeqKey, write_start: int, target_tokens: int, hit_block_ids: list[int] = ()) -> bool:
+        """BlockManager.allocate without copy-on-write (only forks share a block that is written)."""
+        table = self.tables.get(seq, [])
+        refs = self.ref_counts
+        num_hit_free = sum(1 for b in hit_block_ids if refs[b] == 0) if hit_block_ids else 0
+        index = write_start // self.block_size
+        if index < len(table) and refs[table[index]] > 1:
+            raise AssertionError("LeanPrefixCache: copy-on-write needs BlockManager (forks)")
+        num_new = -(-target_tokens // self.block_size) - len(table) - len(hit_block_ids)
+        if num_new > self._num_free - num_hit_free:
+            return False
+        self.tables[seq] = table
+        if hit_block_ids:
+            stale = self._stale
+            for block_id in hit_block_ids:
+                if refs[block_id] == 0:  # taken from the free queue: its entry there goes stale
+                    stale[block_id] = stale.get(block_id, 0) + 1
+                    self._num_free -= 1
+                refs[block_id] += 1
+            table.extend(hit_block_ids)
+            self.num_keyed[seq] = len(hit_block_ids)
+        if num_new > 0:
+            table.extend(self.pop_free_blocks(num_new))
+        return True
+
+    def covers(self, seq: SeqKey, write_start: int, end_tokens: int) -> bool:
+        """BlockManager.covers: allocate + cache_blocks would change nothing."""
+        table = self.tables.get(seq)
+        bs = self.block_size
+        if table is None or len(table) * bs < end_tokens:
+            return False
+        index = write_start // bs
+        if index < len(table) and self.ref_counts[table[index]] > 1:
+            return False
+        keyed = self.num_keyed.get(seq)
+        return keyed is not None and keyed >= min(end_tokens // bs, len(table))
+
+    def append_block(self, seq: SeqKey) -> None:
+        """A decode crossing a block boundary takes the queue's head (the fast path checked one is free)."""
+        self.tables[seq].extend(self.pop_free_blocks(1))
+
+    def pop_free_blocks(self, num_blocks: int) -> list[int]:
+        """The queue's first `num_blocks` blocks (the caller checked they exist), each emptied (a cached one
+        evicted, lazily as in vLLM) and held once. In bulk (C-level maps: a block of every request passes here)
+        unless a stale entry is among them or some key has several holders; then block by block."""
+        popleft, queue = self._queue.popleft, self._queue
+        new_ids = [popleft() for _ in range(num_blocks)]
+        if self._num_shared_keys or self._stale and not self._stale.keys().isdisjoint(new_ids):
+            queue.extendleft(reversed(new_ids))
+            return self._pop_one_by_one(num_blocks)
+        keys = self.block_keys
+        evicted = [key for key in map(keys.__getitem__, new_ids) if key]
+        if evicted:
+            _drain(map(self.holders.__delitem__, evicted))
+            _drain(map(keys.__setitem__, new_ids, repeat(0)))
+            self.num_evicted_blocks += len(evicted)
+        _drain(map(self.ref_counts.__setitem__, new_ids, repeat(1)))
+        self._num_free -= num_blocks
+        return new_ids
+
+    def _pop_one_by_one(self, num_blocks: int) -> list[int]:
+        popleft, stale, refs, keys, new_ids = self._queue.popleft, self._stale, self.ref_counts, self.block_keys, []
+        for _ in range(num_blocks):
+            block_id = popleft()
+            while stale and block_id in stale:  # bounded: each pass drops one stale entry
+                count = stale.pop(block_id) - 1
+                if count:
+                    stale[block_id] = count
+                block_id = popleft()
+            key = keys[block_id]
+            if key:
+                self._evict(block_id, key)
+                keys[block_id] = 0
+            refs[block_id] = 1
+            new_ids.append(block_id)
+        self._num_free -= num_blocks
+        return new_ids
+
+    def _evict(self, block_id: int, key: int) -> None:
+        holders = self.holders
+        found = holders[key]
+        if type(found) is int:
+            del holders[key]
+        else:
+            found.remove(block_id)
+            if len(found) == 1:
+                holders[key] = found[0]
+                self._num_shared_keys -= 1
+        self.num_evicted_blocks += 1
+
+    def fork(self, parent: SeqKey, child: SeqKey) -> None:
+        raise NotImplementedError("forked samples (copy-on-write) need BlockManager")
+
+    def free(self, seq: SeqKey) -> int:
+        """Release a sequence's blocks tail-first (vLLM: deeper blocks are evicted first); returns how many."""
+        table = self.tables.pop(seq, [])
+        self.num_keyed.pop(seq, None)
+        self._plans.pop(seq, None)  # rebuilt (the same) if a preempted sequence comes back
+        refs, queue = self.ref_counts, self._queue
+        if all(map((1).__eq__, map(refs.__getitem__, table))):  # nobody else holds any (no hit shares them)
+            _drain(map(refs.__setitem__, table, repeat(0)))
+            queue.extend(reversed(table))
+            self._num_free += len(table)
+        else:
+            for block_id in reversed(table):
+                count = refs[block_id] - 1
+                refs[block_id] = count
+                if not count:
+                    queue.append(block_id)
+                    self._num_free += 1
+        return len(table)
+
+    # --- caching -------------------------------------------------------------------------------------------------
+    def cache_blocks(self, seq: SeqKey, content_fn: ContentFn, num_tokens: int) -> None:
+        """Key the sequence's blocks that are full once its first `num_tokens` tokens are in (BlockManager's rule:
+        vLLM V1 caches full blocks at scheduling time; a second block with the same key stays cached too). The
+        blocks past a sequence's keyed ones are always fresh (popped, keyless): forks, which could share them, never
+        reach this manager."""
+        table, bs = self.tables[seq], self.block_size
+        first = self.num_keyed.get(seq, 0)
+        last = min(num_tokens // bs, len(table))
+        if last <= first:
+            self.num_keyed[seq] = first
+            return
+        self.num_keyed[seq] = last
+        holders = self.holders
+        if last == first + 1:  # a decode filling its block: one key
+            key, block_id = key_at(self._plan(content_fn), last * bs), table[first]
+            self.block_keys[block_id] = key
+            found = holders.setdefault(key, block_id)
+            if found != block_id:
+                self._add_holder(key, found, block_id)
+            return
+        new_keys = keys_between(self._plan(content_fn), (first + 1) * bs, last * bs, bs)
+        new_ids = table[first:last]
+        _drain(map(self.block_keys.__setitem__, new_ids, new_keys))
+        if holders.keys().isdisjoint(new_keys):  # the common case: content nobody cached before
+            holders.update(zip(new_keys, new_ids))
+            return
+        for key, block_id in zip(new_keys, new_ids):
+            found = holders.setdefault(key, block_id)
+            if found != block_id:
+                self._add_holder(key, found, block_id)
+
+    def key_output_block(self, seq: SeqKey, content_fn: ContentFn, end_tokens: int) -> None:
+        """cache_blocks(seq, content_fn, end_tokens) for a decode whose token fills the block ending at end_tokens,
+        the sequence's only unkeyed full block, past its prompt (fast_kv.lean_step_ops)."""
+        index = end_tokens // self.block_size - 1
+        self.num_keyed[seq] = index + 1
+        block_id = self.tables[seq][index]
+        key = self._plan(content_fn)[-1][2] + end_tokens
+        self.block_keys[block_id] = key
+        found = self.holders.setdefault(key, block_id)
+        if found != block_id:
+            self._add_holder(key, found, block_id)
+
+    def key_output_blocks(self, fills: list[tuple[object, int]]) -> None:
+        """key_output_block for each (sequence, end token) in order, in bulk (fast_kv.lean_flush)."""
+        tables, num_keyed, plans, bs = self.tables, self.num_keyed, self._plans, self.block_size
+        block_ids, keys = [], []
+        for seq, end_tokens in fills:
+            index = end_tokens // bs - 1
+            key = seq.key
+            num_keyed[key] = index + 1
+            block_ids.append(tables[key][index])
+            plan = plans.get(key)
+            keys.append((plan if plan is not None else self._plan(seq.content))[-1][2] + end_tokens)
+        _drain(map(self.block_keys.__setitem__, block_ids, keys))
+        holders = self.holders
+        if holders.keys().isdisjoint(keys) and len(set(keys)) == len(keys):
+            holders.update(zip(keys, block_ids))
+            return
+        for key, block_id in zip(keys, block_ids):
+            found = holders.setdefault(key, block_id)
+            if found != block_id:
+                self._add_holder(key, found, block_id)
+
+    def _add_holder(self, key: int, found: int | list[int], block_id: int) -> None:
+        """A second (third...) block computed with the same content: cached too, behind the older ones."""
+        if type(found) is int:
+            self.holders[key] = [found, block_id]
+            self._num_shared_keys += 1
+        else:
+            found.append(block_id)
+
+    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
+        """Cache any full block not cached when it was scheduled (fill levels are not kept here)."""
+        keyed = self.num_keyed.get(seq)
+        if keyed is None or keyed < min(new_tokens // self.block_size, len(self.tables[seq])):
+            self.cache_blocks(seq, content_fn, new_tokens)

@@ -1,0 +1,208 @@
+"""LeanPrefixCache makes BlockManager's decisions: integer keys equal exactly when contents are equal, the same calls
+leave the same tables, free queue and index, and whole runs (every preset and policy, fast and exact path, a small
+cache under eviction, Hypothesis workloads) give equal Traces on both managers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from chunkviz.request import Request, Segment
+from chunkviz.simulator.engine import simulate
+from chunkviz.simulator.kv import setup
+from chunkviz.simulator.kv.blocks import BlockManager, chain_key
+from chunkviz.simulator.kv.content_keys import ContentKeys, key_at, keys_between
+from chunkviz.simulator.kv.lean import LeanPrefixCache
+from chunkviz.config import SchedulerConfig
+from chunkviz.simulator.policies.registry import POLICY_NAMES, REGISTRY
+from chunkviz.simulator.sequence import SeqState
+from chunkviz.workloads.generators import WorkloadSpec
+from chunkviz.workloads.presets import PRESETS, make_workload
+from tests.helpers import make_config
+from tests.test_fast_forward import configs, request_lists
+
+# --- keys ------------------------------------------------------------------------------------------------------------
+segment_lists = st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 9)), min_size=1, max_size=4)
+
+
+def _seq(request_id: int, segments: list[tuple[str, int]], output_key: str | None, sample: int = 0) -> SeqState:
+    segs = tuple(Segment(key, n) for key, n in segments)
+    prompt = sum(n for _, n in segments)
+    return SeqState(request=Request(request_id, 0.0, max(prompt, 1), 40, output_key=output_key,
+                                    segments=segs if prompt else None), sample_index=sample)
+
+
+def _chain(seq: SeqState, end_tokens: int, block_size: int) -> str:
+    key = ""
+    for start in range(0, end_tokens, block_size):
+        key = chain_key(key, seq.content(start, start + block_size))
+    return key
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=segment_lists, b=segment_lists, out=st.sampled_from([None, "x", "y"]), block_size=st.sampled_from([1, 2, 3, 4]))
+def test_keys_are_equal_exactly_when_the_contents_are(a, b, out, block_size):
+    keys = ContentKeys()
+    seq_a, seq_b = _seq(1, a, out), _seq(2, b, "x")
+    plan_a, plan_b = keys.plan_of(seq_a), keys.plan_of(seq_b)
+    for end in range(block_size, 30, block_size):
+        same_content = _chain(seq_a, end, block_size) == _chain(seq_b, end, block_size)
+        assert (key_at(plan_a, end) == key_at(plan_b, end)) == same_content, (a, b, out, end)
+    last = 28 - 28 % block_size
+    assert keys_between(plan_a, block_size, last, block_size) == [
+        key_at(plan_a, end) for end in range(block_size, last + 1, block_size)]
+
+
+def test_samples_and_requests_get_their_own_output_keys():
+    keys = ContentKeys()
+    one, two = keys.plan_of(_seq(1, [("a", 4)], None)), keys.plan_of(_seq(1, [("a", 4)], None, sample=1))
+    assert key_at(one, 4) == key_at(two, 4) and key_at(one, 8) != key_at(two, 8)
+    quoted = keys.plan_of(_seq(3, [("a", 4)], "r1.out"))  # a turn that names r1's answer as its own output
+    assert key_at(quoted, 8) == key_at(one, 8)
+
+
+# --- the same calls, the same cache ----------------------------------------------------------------------------------
+ops = st.lists(st.tuples(st.sampled_from(["admit", "decode", "free"]), st.integers(0, 5), st.integers(1, 30)),
+               min_size=1, max_size=60)
+
+
+def _compare(bm: BlockManager, lean: LeanPrefixCache) -> None:
+    assert bm.tables == lean.tables
+    assert bm.free_queue.order() == lean.free_order()
+    assert bm.num_free_blocks() == lean.num_free_blocks()
+    assert bm.num_evicted_blocks == lean.num_evicted_blocks
+    assert [b.ref_count for b in bm.blocks] == lean.ref_counts
+    assert [b.key is None for b in bm.blocks] == [not k for k in lean.block_keys]
+    assert {seq: len(keys) for seq, keys in bm.seq_chain_keys.items()} == lean.num_keyed
+    # One key per content: BlockManager's hash keys and the lean integers name the same classes of blocks.
+    pairs = {(b.key, k) for b, k in zip(bm.blocks, lean.block_keys) if b.key is not None}
+    assert len({h for h, _ in pairs}) == len(pairs) == len({k for _, k in pairs})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=ops, block_size=st.sampled_from([1, 2, 4]), num_blocks=st.sampled_from([6, 12, 40]))
+def test_the_same_calls_leave_the_same_cache(steps, block_size, num_blocks):
+    bm = BlockManager(num_blocks, block_size, enable_prefix_caching=True, eviction="lru")
+    lean = LeanPrefixCache(num_blocks, block_size)
+    prompts = [[("sys", 5), ("q", 3)], [("sys", 5), ("p", 7)], [("doc", 9)], [("sys", 5)], [("doc", 9), ("q", 3)],
+               [("u", 2)]]
+    live: dict[tuple[int, int], SeqState] = {}
+    for n, (op, which, amount) in enumerate(steps):
+        if op == "admit":
+            seq = _seq(n, prompts[which], f"o{which % 2}")  # two outputs share a key: blocks computed twice
+            hits = bm.find_prefix_hit(seq.content, seq.num_tokens - 1)
+            assert lean.find_prefix_hit(seq.content, seq.num_tokens - 1) == hits
+            target = len(hits) * block_size + min(amount, seq.num_tokens)
+            ok = bm.allocate(seq.key, len(hits) * block_size, target, hits)
+            assert lean.allocate(seq.key, len(hits) * block_size, target, hits) == ok
+            if ok:
+                bm.cache_blocks(seq.key, seq.content, target)
+                lean.cache_blocks(seq.key, seq.content, target)
+                seq.num_computed_tokens = target
+                live[seq.key] = seq
+        elif live and op == "decode":
+            seq = list(live.values())[which % len(live)]
+            target = seq.num_computed_tokens + amount
+            ok = bm.allocate(seq.key, seq.num_computed_tokens, target)
+            assert lean.allocate(seq.key, seq.num_computed_tokens, target) == ok
+            if ok:
+                assert bm.covers(seq.key, seq.num_computed_tokens, target) == lean.covers(
+                    seq.key, seq.num_computed_tokens, target)
+                bm.on_computed(seq.key, seq.content, seq.num_computed_tokens, target)
+                lean.on_computed(seq.key, seq.content, seq.num_computed_tokens, target)
+                seq.num_computed_tokens = target
+                seq.num_tokens = max(seq.num_tokens, target + 1)
+        elif live and op == "free":
+            key = list(live)[which % len(live)]
+            assert bm.free(key) == lean.free(key)
+            del live[key]
+        _compare(bm, lean)
+
+
+# --- whole runs ------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def block_manager_only(monkeypatch):
+    """Runs made while this is active use BlockManager where they would use the lean cache."""
+    def run(config, reqs):
+        monkeypatch.setattr(setup, "LEAN_ENABLED", False)
+        try:
+            return simulate(config, reqs)
+        finally:
+            monkeypatch.setattr(setup, "LEAN_ENABLED", True)
+    return run
+
+
+def _same_on_both(block_manager_only, config, reqs):
+    lean = simulate(config, reqs)
+    full = block_manager_only(config, reqs)
+    assert lean == full
+    return lean
+
+
+def test_the_lean_cache_is_what_prefix_cached_metrics_runs_use():
+    reqs = make_workload("multi-turn", WorkloadSpec(num_requests=4, qps=4, seed=0))
+    kv = setup.make_kv_manager(make_config("chunked", 512, detail=False, prefix_caching=True), reqs, print, True)
+    assert type(kv) is LeanPrefixCache
+    for config in (make_config("chunked", 512, detail=True, prefix_caching=True),
+                   make_config("chunked", 512, detail=False, prefix_caching=True, eviction="fifo")):
+        assert type(setup.make_kv_manager(config, reqs, print, True)) is BlockManager
+
+
+@pytest.mark.parametrize("fast_forward", [True, False], ids=["fast", "exact"])
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("policy", POLICY_NAMES)
+def test_every_preset_and_policy_gives_the_same_trace_on_both_managers(block_manager_only, preset, policy,
+                                                                       fast_forward):
+    hits = 0
+    for seed in (0, 7):
+        reqs = make_workload(preset, WorkloadSpec(num_requests=40, qps=6, seed=seed, output_tokens=64))
+        budget = 2048 if REGISTRY[policy].chunks(SchedulerConfig(policy=policy)) else 8192
+        config = replace(make_config(policy, budget, detail=False, prefix_caching=True), fast_forward=fast_forward)
+        trace = _same_on_both(block_manager_only, config, reqs)
+        hits += sum(r.prefix_hit_tokens for r in trace.requests)
+    if preset in ("multi-turn", "shared-system-prompt"):
+        assert hits > 0  # the corpus really hits cached blocks
+
+
+@pytest.mark.parametrize("preset", ("multi-turn", "shared-system-prompt", "parallel-sampling"))
+@pytest.mark.parametrize("policy", ("chunked", "sglang", "trtllm", "sarathi"))
+def test_a_small_cache_evicts_and_hits_the_same_on_both_managers(block_manager_only, preset, policy):
+    reqs = make_workload(preset, WorkloadSpec(num_requests=60, qps=8, seed=5, output_tokens=48))
+    config = make_config(policy, 2048, num_gpu_blocks=400, detail=False, prefix_caching=True)
+    trace = _same_on_both(block_manager_only, config, reqs)
+    assert trace.num_evicted_blocks > 0 and sum(r.prefix_hit_tokens for r in trace.requests) > 0
+
+
+def _generated_config(cfg: dict):
+    """test_fast_forward._check_equal's config, with prefix caching on under LRU (where the lean cache applies)."""
+    cfg = {**cfg, "prefix_caching": True, "eviction": "lru"}
+    switches, max_tokens = cfg.pop("engine_switches"), cfg.pop("max_tokens")
+    assume(cfg["budget"] >= cfg["block_size"] and cfg["budget"] >= cfg["max_num_seqs"])
+    config = make_config(detail=False, max_num_steps=50_000, **cfg)
+    if switches:
+        config = replace(config, scheduler=replace(config.scheduler, sglang_enable_mixed_chunk=True,
+                                                   trtllm_chunked_context=True,
+                                                   trtllm_capacity_policy="max-utilization"))
+    return config, max_tokens
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reqs=request_lists, cfg=configs)
+def test_generated_workloads_give_the_same_trace_on_both_managers(reqs, cfg):
+    config, max_tokens = _generated_config(cfg)
+    if max_tokens != "output":
+        reqs = tuple(replace(r, max_tokens=None if max_tokens is None else 2 * r.output_tokens) for r in reqs)
+    setup.LEAN_ENABLED = False
+    try:
+        full = simulate(config, reqs)
+    except Exception as exc:  # the lean run must fail the same way
+        with pytest.raises(type(exc)):
+            setup.LEAN_ENABLED = True
+            simulate(config, reqs)
+        return
+    finally:
+        setup.LEAN_ENABLED = True
+    assert simulate(config, reqs) == full
