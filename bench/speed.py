@@ -405,11 +405,11 @@ def blis_cell(runs: RowRuns, blis: BlisRunner | None) -> str:
     return cell(runs.timings["blis"])
 
 
-def loop_note(runs: RowRuns, repeats: int) -> str:
+def loop_note(runs: RowRuns) -> str:
     if "loop" not in runs.outputs:
         return "loop skipped (--no-exact-100k)"
     count = len(runs.timings["loop"])
-    return f"same JSON as chunkviz, asserted; loop {'once' if count < repeats else f'median of {count}'}"
+    return f"same JSON as chunkviz, asserted; loop {'once' if count == 1 else f'median of {count}'}"
 
 
 def print_process_table(all_runs: list[RowRuns], repeats: int, blis: BlisRunner | None) -> None:
@@ -417,7 +417,7 @@ def print_process_table(all_runs: list[RowRuns], repeats: int, blis: BlisRunner 
           f"| notes |\n|---|---|---|---|---|---|---|")
     for runs in all_runs:
         base = runs.timings["chunkviz"]
-        notes = [loop_note(runs, repeats)]
+        notes = [loop_note(runs)]
         if runs.blis_completed is not None:
             notes.append(f"BLIS completed {runs.blis_completed:,} of {runs.num_requests:,}")
         print(f"| {runs.num_requests:,} requests, {runs.row.label} | {cell(base)} | {cell(runs.timings['loop'])} "
