@@ -189,10 +189,12 @@ def _generated_config(cfg: dict):
     return config, max_tokens
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(reqs=request_lists, cfg=configs)
-def test_generated_workloads_give_the_same_trace_on_both_managers(reqs, cfg):
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reqs=request_lists, cfg=configs, fast_forward=st.booleans())
+def test_generated_workloads_give_the_same_trace_on_both_managers(reqs, cfg, fast_forward):
+    # The exact loop too: it skips allocate, covers and on_computed below each sequence's cover limit.
     config, max_tokens = _generated_config(cfg)
+    config = replace(config, fast_forward=fast_forward)
     if max_tokens != "output":
         reqs = tuple(replace(r, max_tokens=None if max_tokens is None else 2 * r.output_tokens) for r in reqs)
     setup.LEAN_ENABLED = False

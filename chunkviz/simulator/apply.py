@@ -126,12 +126,13 @@ def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
     ctx, detail = run.ctx, run.config.record_detail
     # Only the paged manager tracks filled slots and prefix keys; the counting one has nothing to record.
     on_computed = ctx.kv.on_computed if ctx.kv.tracks_content else None
+    lean = ctx.lean_kv  # below a sequence's cover limit on_computed would change nothing (LeanPrefixCache)
     for seq, n in list(plan.items):
         old = seq.num_computed_tokens
         if detail:
             phase = "decode" if seq.is_decode_ready and n == 1 else "prefill"
             ctx.emit(ChunkScheduled(seq.request.request_id, seq.sample_index, n, old, phase))
-        if on_computed is not None:
+        if on_computed is not None and (not lean or old + n > seq.kv_cover_limit_tokens):
             on_computed(seq.key, seq.content, old, old + n)
         seq.num_computed_tokens = old + n
         if seq.first_scheduled_s is None:

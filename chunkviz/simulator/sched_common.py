@@ -63,6 +63,7 @@ class SchedContext:
     admit_counter: list[int] = field(default_factory=lambda: [0])  # a box: admission order survives across steps
     policy_state: dict[str, float] = field(default_factory=dict)  # e.g. SGLang's new_token_ratio
     forks_possible: bool = False  # some request forks samples after its prompt (V0-style parallel sampling)
+    lean_kv: bool = False  # the kv manager is a LeanPrefixCache: SeqState.kv_cover_limit_tokens is kept
     by_priority: bool = False  # SchedulerConfig.scheduling_policy == "priority": waiting sorted by wait_key
     enqueue_counter: list[int] = field(default_factory=lambda: [0])  # a box: the order requests entered the queue
 
@@ -90,6 +91,8 @@ def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: lis
         seq.kv_capacity_tokens = max(seq.kv_capacity_tokens, -(-target // block_size) * block_size)
         if kv.enable_prefix_caching:  # vLLM V1 allocate_slots -> cache_blocks: keys exist from scheduling on
             kv.cache_blocks(seq.key, seq.content, seq.num_computed_tokens + num_new_tokens)
+        if ctx.lean_kv:
+            seq.kv_cover_limit_tokens = kv.cover_limit(seq.key)
     return ok
 
 
@@ -133,6 +136,7 @@ def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
     freed = ctx.kv.free(victim.key)
     victim.num_computed_tokens = 0
     victim.kv_capacity_tokens = 0
+    victim.kv_cover_limit_tokens = 0
     victim.kv_transferred_tokens = 0  # the received KV went with the blocks: recomputed here, as vLLM's decode side
     victim.num_preemptions += 1
     if ctx.by_priority:
@@ -168,6 +172,7 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
     # sequence whose whole target (num_tokens, covering reserve_prompt's) lies within its capacity and changes none
     # skips allocate, which would then only re-set the same capacity.
     paged_covers = None if fast else ctx.kv.covers
+    lean = ctx.lean_kv  # the lean manager's answer is kept on the sequence (kv_cover_limit_tokens)
     while index < len(running) and tokens_left > 0:  # bounded: index grows or the list shrinks
         seq = running[index]
         if seqs is not None and seq not in ctx.running:  # preempted earlier in this loop (only possible when iterating a sublist)
@@ -182,6 +187,9 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
                 continue
         if fast:
             covered = seq.num_computed_tokens + want <= seq.kv_capacity_tokens
+        elif lean:
+            covered = (seq.num_tokens <= seq.kv_capacity_tokens
+                       and seq.num_computed_tokens + want <= seq.kv_cover_limit_tokens)
         else:
             covered = (seq.num_tokens <= seq.kv_capacity_tokens
                        and paged_covers(seq.key, seq.num_computed_tokens, seq.num_computed_tokens + want))

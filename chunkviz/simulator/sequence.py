@@ -28,6 +28,9 @@ class SeqState:
     num_forks_pending: int = 0  # V0-style parallel sampling: samples this sequence forks after its prompt
     max_gap_s: float | None = None  # longest gap between two of this sequence's output tokens
     kv_capacity_tokens: int = 0  # tokens its blocks can hold (kept by sched_common for the fast decode path)
+    # Lean manager only: a step whose tokens end at or below this changes no block (LeanPrefixCache.cover_limit), so
+    # it needs no allocate, covers or on_computed call; 0 (ask the manager) until sched_common.allocate sets it.
+    kv_cover_limit_tokens: int = 0
     first_scheduled_s: float | None = None
     last_token_s: float | None = None
     token_times_s: list[float] | None = None

@@ -146,6 +146,16 @@ class LeanPrefixCache:
         keyed = self.num_keyed.get(seq)
         return keyed is not None and keyed >= min(end_tokens // bs, len(table))
 
+    def cover_limit(self, seq: SeqKey) -> int:
+        """The largest end_tokens for which covers(seq, w, end_tokens) holds at every write start w of the
+        sequence's (its write block is never shared here: only full, keyed blocks are hit, and forks never come), or
+        0. It only grows until the table is freed: allocate and cache_blocks only add blocks and keys."""
+        table, keyed = self.tables.get(seq), self.num_keyed.get(seq)
+        if table is None or keyed is None:
+            return 0
+        capacity = len(table) * self.block_size
+        return capacity if keyed >= len(table) else min(capacity, (keyed + 1) * self.block_size - 1)
+
     def append_block(self, seq: SeqKey) -> None:
         """A decode crossing a block boundary takes the queue's head (the fast path checked one is free)."""
         self.tables[seq].extend(self.pop_free_blocks(1))
