@@ -28,7 +28,8 @@ coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)).
 (value, count): from the second step on every sequence's previous token came at the previous step's end. MFU and
 MBU are filled in afterwards with numpy (the same IEEE operations element-wise). With the paged manager (prefix
 caching, vLLM V1 parallel samples) the stretch also does the few block operations of each step in the exact loop's
-order (fast_kv.py), and absorbs only an arrival without a prefix hit. The exact path is used for everything else:
+order (fast_kv.py; on the lean prefix cache in bulk at each read of the cache), and absorbs only an arrival
+without a prefix hit. The exact path is used for everything else:
 detailed runs, V0-style forked samples (copy-on-write), long_prefill_token_threshold, measured cost profiles,
 policies whose entry leaves `fast_path` off (Orca), and any state where memory might run
 short.

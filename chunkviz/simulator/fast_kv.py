@@ -2,7 +2,9 @@
 
 Invariant: after every fast step the BlockManager holds exactly what the exact loop would have left (tables, free
 queue order, prefix keys and their cache order, evictions), and every block's num_filled_tokens is right whenever
-something can read it (when its sequence frees it, or when the stretch ends).
+something can read it (when its sequence frees it, or when the stretch ends). The LeanPrefixCache (kv/lean.py) holds
+it whenever something can read it: its steps' operations wait for the next free, lookup or stretch end
+(lean_flush).
 
 In a decode-only step the exact loop (sched_common.schedule_running -> allocate -> BlockManager.allocate /
 cache_blocks, then apply.apply_plan -> on_computed / _finish -> free) changes the cache only at a few sequences:
