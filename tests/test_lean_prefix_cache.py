@@ -4,6 +4,7 @@ cache under eviction, Hypothesis workloads) give equal Traces on both managers."
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pytest
@@ -65,8 +66,10 @@ def test_samples_and_requests_get_their_own_output_keys():
 
 
 # --- the same calls, the same cache ----------------------------------------------------------------------------------
-ops = st.lists(st.tuples(st.sampled_from(["admit", "decode", "free"]), st.integers(0, 5), st.integers(1, 30)),
-               min_size=1, max_size=60)
+ops = st.lists(st.tuples(st.sampled_from(["admit", "decode", "decode", "finish", "preempt"]), st.integers(0, 7),
+                         st.integers(1, 30)), min_size=1, max_size=60)
+PROMPTS = [[("sys", 5), ("q", 3)], [("sys", 5), ("p", 7)], [("doc", 9)], [("sys", 5)], [("doc", 9), ("q", 3)],
+           [("u", 2)]]
 
 
 def _compare(bm: BlockManager, lean: LeanPrefixCache) -> None:
@@ -77,22 +80,25 @@ def _compare(bm: BlockManager, lean: LeanPrefixCache) -> None:
     assert [b.ref_count for b in bm.blocks] == lean.ref_counts
     assert [b.key is None for b in bm.blocks] == [not k for k in lean.block_keys]
     assert {seq: len(keys) for seq, keys in bm.seq_chain_keys.items()} == lean.num_keyed
-    # One key per content: BlockManager's hash keys and the lean integers name the same classes of blocks.
-    pairs = {(b.key, k) for b, k in zip(bm.blocks, lean.block_keys) if b.key is not None}
+    # One key per content: BlockManager's hash keys and the lean integers (negated while private) name the same
+    # classes of blocks.
+    pairs = {(b.key, abs(k)) for b, k in zip(bm.blocks, lean.block_keys) if b.key is not None}
     assert len({h for h, _ in pairs}) == len(pairs) == len({k for _, k in pairs})
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=ops, block_size=st.sampled_from([1, 2, 4]), num_blocks=st.sampled_from([6, 12, 40]))
 def test_the_same_calls_leave_the_same_cache(steps, block_size, num_blocks):
+    # Eight sequences known up front (so some keys are private to one of them), two pairs with the same prompt and
+    # output key (so the same content is computed twice); a preempted one may come back and hit its own blocks.
+    seqs = [_seq(i, PROMPTS[i % len(PROMPTS)], f"o{i % 3}") for i in range(8)]
     bm = BlockManager(num_blocks, block_size, enable_prefix_caching=True, eviction="lru")
-    lean = LeanPrefixCache(num_blocks, block_size)
-    prompts = [[("sys", 5), ("q", 3)], [("sys", 5), ("p", 7)], [("doc", 9)], [("sys", 5)], [("doc", 9), ("q", 3)],
-               [("u", 2)]]
-    live: dict[tuple[int, int], SeqState] = {}
-    for n, (op, which, amount) in enumerate(steps):
-        if op == "admit":
-            seq = _seq(n, prompts[which], f"o{which % 2}")  # two outputs share a key: blocks computed twice
+    lean = LeanPrefixCache(num_blocks, block_size, [seq.request for seq in seqs])
+    live: set[int] = set()
+    finished: set[int] = set()
+    for op, which, amount in steps:
+        seq = seqs[which]
+        if op == "admit" and which not in live | finished:
             hits = bm.find_prefix_hit(seq.content, seq.num_tokens - 1)
             assert lean.find_prefix_hit(seq.content, seq.num_tokens - 1) == hits
             target = len(hits) * block_size + min(amount, seq.num_tokens)
@@ -102,9 +108,8 @@ def test_the_same_calls_leave_the_same_cache(steps, block_size, num_blocks):
                 bm.cache_blocks(seq.key, seq.content, target)
                 lean.cache_blocks(seq.key, seq.content, target)
                 seq.num_computed_tokens = target
-                live[seq.key] = seq
-        elif live and op == "decode":
-            seq = list(live.values())[which % len(live)]
+                live.add(which)
+        elif op == "decode" and which in live:
             target = seq.num_computed_tokens + amount
             ok = bm.allocate(seq.key, seq.num_computed_tokens, target)
             assert lean.allocate(seq.key, seq.num_computed_tokens, target) == ok
@@ -115,11 +120,32 @@ def test_the_same_calls_leave_the_same_cache(steps, block_size, num_blocks):
                 lean.on_computed(seq.key, seq.content, seq.num_computed_tokens, target)
                 seq.num_computed_tokens = target
                 seq.num_tokens = max(seq.num_tokens, target + 1)
-        elif live and op == "free":
-            key = list(live)[which % len(live)]
-            assert bm.free(key) == lean.free(key)
-            del live[key]
+        elif op in ("finish", "preempt") and which in live:
+            if op == "preempt":
+                lean.expose_own_keys(seq.key)
+            assert bm.free(seq.key) == lean.free(seq.key)
+            live.discard(which)
+            seq.num_computed_tokens = 0
+            if op == "finish":
+                finished.add(which)
         _compare(bm, lean)
+
+
+def test_a_preempted_sequence_hits_its_own_private_blocks_when_it_comes_back():
+    seqs = [_seq(i, PROMPTS[i % len(PROMPTS)], f"o{i % 3}") for i in range(8)]
+    lean = LeanPrefixCache(40, 2, [seq.request for seq in seqs])
+    bm = BlockManager(40, 2, enable_prefix_caching=True, eviction="lru")
+    seq = seqs[4]  # "doc" is shared with sequence 2, its "q" and its output are its own: private keys
+    for kv in (bm, lean):
+        assert kv.allocate(seq.key, 0, 12)
+        kv.cache_blocks(seq.key, seq.content, 12)
+    assert sum(1 for key in lean.block_keys if key < 0) == 2 and sum(1 for key in lean.block_keys if key > 0) == 4
+    assert lean.holders.keys() == {abs(key) for key in lean.block_keys if key > 0}  # private keys stay out of it
+    lean.expose_own_keys(seq.key)
+    assert bm.free(seq.key) == lean.free(seq.key) == 6
+    hits = bm.find_prefix_hit(seq.content, 11)
+    assert len(hits) == 5 and lean.find_prefix_hit(seq.content, 11) == hits  # "q" blocks included
+    _compare(bm, lean)
 
 
 # --- whole runs ------------------------------------------------------------------------------------------------------
@@ -192,6 +218,20 @@ def _generated_config(cfg: dict):
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(reqs=request_lists, cfg=configs, fast_forward=st.booleans())
 def test_generated_workloads_give_the_same_trace_on_both_managers(reqs, cfg, fast_forward):
+    _same_generated_trace(reqs, cfg, fast_forward)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("CHUNKVIZ_LONG_HYPOTHESIS"),
+                    reason="3,000 examples take minutes: CHUNKVIZ_LONG_HYPOTHESIS=1 pytest -m slow "
+                           "tests/test_lean_prefix_cache.py")
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reqs=request_lists, cfg=configs, fast_forward=st.booleans())
+def test_generated_workloads_give_the_same_trace_on_both_managers_long_run(reqs, cfg, fast_forward):
+    _same_generated_trace(reqs, cfg, fast_forward)
+
+
+def _same_generated_trace(reqs, cfg, fast_forward) -> None:
     # The exact loop too: it skips allocate, covers and on_computed below each sequence's cover limit.
     config, max_tokens = _generated_config(cfg)
     config = replace(config, fast_forward=fast_forward)

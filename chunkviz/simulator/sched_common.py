@@ -133,6 +133,8 @@ def preempt(ctx: SchedContext, plan: Plan, victim: SeqState) -> None:
     if planned:
         plan.unplanned_tokens += sum(planned)
         plan.items[:] = [(s, n) for s, n in plan.items if s is not victim]
+    if ctx.lean_kv:  # it will look its own cached blocks up when it comes back
+        ctx.kv.expose_own_keys(victim.key)
     freed = ctx.kv.free(victim.key)
     victim.num_computed_tokens = 0
     victim.kv_capacity_tokens = 0

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import repeat
+from typing import Sequence
 
 from chunkviz.simulator.kv.blocks import ContentFn, SeqKey
-from chunkviz.simulator.kv.content_keys import ContentKeys, Plan, key_at, keys_between
+from chunkviz.request import Request
+from chunkviz.simulator.kv.content_keys import ContentKeys, Plan, key_at, keys_between, private_from
 
 
 _drain = deque(maxlen=0).extend  # runs an iterator of calls at C speed, keeping nothing
@@ -28,7 +30,7 @@ class LeanPrefixCache:
     """Ref counts and keys in two lists indexed by block id, the LRU free queue as one ordered dict, an index from
     key to the blocks that hold it (an int for one holder, a list, oldest first, for several)."""
 
-    def __init__(self, num_blocks: int, block_size: int) -> None:
+    def __init__(self, num_blocks: int, block_size: int, requests: Sequence[Request] = ()) -> None:
         self.num_total_blocks = num_blocks
         self.block_size = block_size
         self.enable_prefix_caching = True
@@ -48,6 +50,10 @@ class LeanPrefixCache:
         self.holders: dict[int, int | list[int]] = {}  # key -> its block, or its blocks oldest first
         self._num_shared_keys = 0  # keys with a list of holders (rare: the same content computed twice)
         self._content_keys = ContentKeys()
+        # Keys only one sequence can ever look up (content_keys: private nodes) stay out of `holders`, negated in
+        # block_keys, until that sequence is preempted (expose_own_keys): most prompts share nothing.
+        self._content_keys.count_users(requests)
+        self._exposed: set[SeqKey] = set()
         self._plans: dict[SeqKey, Plan] = {}
 
     # --- queries -------------------------------------------------------------------------------------------------
@@ -90,7 +96,7 @@ class LeanPrefixCache:
         seq = content_fn.__self__
         plan = self._plans.get(seq.key)
         if plan is None:
-            plan = self._plans[seq.key] = self._content_keys.plan_of(seq)
+            plan = self._plans[seq.key] = self._content_keys.plan_of(seq, seq.key in self._exposed)
         return plan
 
     def find_prefix_hit(self, content_fn: ContentFn, max_hit_tokens: int) -> list[int]:
@@ -170,9 +176,9 @@ class LeanPrefixCache:
             queue.extendleft(reversed(new_ids))
             return self._pop_one_by_one(num_blocks)
         keys = self.block_keys
-        evicted = [key for key in map(keys.__getitem__, new_ids) if key]
+        evicted = list(filter(None, map(keys.__getitem__, new_ids)))  # the keyed ones (0: no key)
         if evicted:
-            _drain(map(self.holders.__delitem__, evicted))
+            _drain(map(self.holders.__delitem__, filter((0).__lt__, evicted)))  # private keys are not indexed
             _drain(map(keys.__setitem__, new_ids, repeat(0)))
             self.num_evicted_blocks += len(evicted)
         _drain(map(self.ref_counts.__setitem__, new_ids, repeat(1)))
@@ -198,6 +204,9 @@ class LeanPrefixCache:
         return new_ids
 
     def _evict(self, block_id: int, key: int) -> None:
+        self.num_evicted_blocks += 1
+        if key < 0:
+            return  # a private key: never indexed
         holders = self.holders
         found = holders[key]
         if type(found) is int:
@@ -207,7 +216,6 @@ class LeanPrefixCache:
             if len(found) == 1:
                 holders[key] = found[0]
                 self._num_shared_keys -= 1
-        self.num_evicted_blocks += 1
 
     def fork(self, parent: SeqKey, child: SeqKey) -> None:
         raise NotImplementedError("forked samples (copy-on-write) need BlockManager")
@@ -248,13 +256,21 @@ class LeanPrefixCache:
         if last == first + 1:  # a decode filling its block: one key
             key, block_id = key_at(self._plan(content_fn), last * bs), table[first]
             self.block_keys[block_id] = key
+            if key < 0:
+                return
             found = holders.setdefault(key, block_id)
             if found != block_id:
                 self._add_holder(key, found, block_id)
             return
-        new_keys = keys_between(self._plan(content_fn), (first + 1) * bs, last * bs, bs)
+        plan = self._plan(content_fn)
+        new_keys = keys_between(plan, (first + 1) * bs, last * bs, bs)
         new_ids = table[first:last]
         _drain(map(self.block_keys.__setitem__, new_ids, new_keys))
+        num_public = min(max(0, private_from(plan) // bs - first), last - first)  # public keys come first
+        if num_public < last - first:
+            if not num_public:
+                return
+            new_keys, new_ids = new_keys[:num_public], new_ids[:num_public]
         if holders.keys().isdisjoint(new_keys):  # the common case: content nobody cached before
             holders.update(zip(new_keys, new_ids))
             return
@@ -269,8 +285,11 @@ class LeanPrefixCache:
         index = end_tokens // self.block_size - 1
         self.num_keyed[seq] = index + 1
         block_id = self.tables[seq][index]
-        key = self._plan(content_fn)[-1][2] + end_tokens
+        _, _, base, private = self._plan(content_fn)[-1]
+        key = -(base + end_tokens) if private else base + end_tokens
         self.block_keys[block_id] = key
+        if private:
+            return
         found = self.holders.setdefault(key, block_id)
         if found != block_id:
             self._add_holder(key, found, block_id)
@@ -285,16 +304,36 @@ class LeanPrefixCache:
             num_keyed[key] = index + 1
             block_ids.append(tables[key][index])
             plan = plans.get(key)
-            keys.append((plan if plan is not None else self._plan(seq.content))[-1][2] + end_tokens)
+            _, _, base, private = (plan if plan is not None else self._plan(seq.content))[-1]
+            keys.append(-(base + end_tokens) if private else base + end_tokens)
         _drain(map(self.block_keys.__setitem__, block_ids, keys))
+        if max(keys) < 0:
+            return  # every one private
         holders = self.holders
-        if holders.keys().isdisjoint(keys) and len(set(keys)) == len(keys):
+        if min(keys) > 0 and holders.keys().isdisjoint(keys) and len(set(keys)) == len(keys):
             holders.update(zip(keys, block_ids))
             return
         for key, block_id in zip(keys, block_ids):
+            if key < 0:
+                continue
             found = holders.setdefault(key, block_id)
             if found != block_id:
                 self._add_holder(key, found, block_id)
+
+    def expose_own_keys(self, seq: SeqKey) -> None:
+        """A preempted sequence will look its own blocks up when it comes back: index its private keys now (the
+        only holders they can have, so their order among a key's holders is BlockManager's) and give it public
+        keys from now on. Called before free()."""
+        keys, holders = self.block_keys, self.holders
+        for block_id in self.tables.get(seq, ()):
+            key = keys[block_id]
+            if key < 0:
+                keys[block_id] = -key
+                found = holders.setdefault(-key, block_id)
+                if found != block_id:
+                    self._add_holder(-key, found, block_id)
+        self._exposed.add(seq)
+        self._plans.pop(seq, None)
 
     def _add_holder(self, key: int, found: int | list[int], block_id: int) -> None:
         """A second (third...) block computed with the same content: cached too, behind the older ones."""

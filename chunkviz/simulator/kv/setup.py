@@ -60,7 +60,7 @@ def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callab
                     prefix_caching: bool) -> KvManager:
     num_blocks = num_gpu_blocks(config)
     if lean_fits(config, requests, prefix_caching):
-        return LeanPrefixCache(num_blocks, config.cache.block_size)
+        return LeanPrefixCache(num_blocks, config.cache.block_size, requests)
     if needs_paged_manager(config, requests, prefix_caching):
         # Only detailed runs record events: without them the manager builds none (one per block it hands out).
         return BlockManager(num_blocks, config.cache.block_size, prefix_caching, config.cache.eviction,
