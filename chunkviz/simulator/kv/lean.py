@@ -27,8 +27,8 @@ _drain = deque(maxlen=0).extend  # runs an iterator of calls at C speed, keeping
 
 
 class LeanPrefixCache:
-    """Ref counts and keys in two lists indexed by block id, the LRU free queue as one ordered dict, an index from
-    key to the blocks that hold it (an int for one holder, a list, oldest first, for several)."""
+    """Ref counts and keys in two lists indexed by block id, the LRU free queue as a deque with stale entries, an
+    index from key to the blocks that hold it (an int for one holder, a list, oldest first, for several)."""
 
     def __init__(self, num_blocks: int, block_size: int, requests: Sequence[Request] = ()) -> None:
         self.num_total_blocks = num_blocks
