@@ -15,8 +15,7 @@ from chunkviz.simulator.apply import RunState, apply_plan, reject, shape_and_chu
 from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.simulator.decision import decide
 from chunkviz.simulator.events import Arrived, DecodeStalled
-from chunkviz.simulator import fast_forward
-from chunkviz.simulator.kv.lean import LeanPrefixCache
+from chunkviz.simulator import fast_forward, fast_kv
 from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, make_kv_manager, num_gpu_blocks
 from chunkviz.cost.profiled import make_step_coster
 from chunkviz.request import Request
@@ -102,7 +101,7 @@ def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
     by_priority = config.scheduler.scheduling_policy == "priority"
     victim = entry.priority_victim if by_priority and entry.priority_victim is not None else entry.victim
     return SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler, knobs=knobs, emit=emit,
-                        victim=victim, by_priority=by_priority, lean_kv=type(kv) is LeanPrefixCache,
+                        victim=victim, by_priority=by_priority, lean_kv=fast_kv.is_lean(kv),
                         forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
                         and any(r.n_samples > 1 for r in pending))
 

@@ -290,9 +290,7 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     # vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees here: the whole prompt is this
     # step's chunk, and its blocks fit the slack, which never exceeds the free blocks.
     kv = st.kv
-    if fast_kv.is_lean(kv):  # the lookup reads the cache as the steps so far left it
-        fast_kv.lean_flush(kv, st.rows, st.bucket_rows, st.ops_done_k, st.k)
-        st.ops_done_k = st.k
+    _flush_lean(st, st.k)  # the lookup reads the cache as the steps so far left it
     hit_possible = kv is not None and kv.enable_prefix_caching and (
         kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs))
     if hit_possible:
@@ -304,8 +302,10 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     cost = ff.coster(StepShape(st.n + prompt, st.n + 1, st.context + st.n + prompt * (prompt + 1) // 2, st.context))
     start_s, k = st.now_s, st.k
     if kv is not None:
-        fast_kv.ops_for(kv)(kv, st.rows, st.bucket_rows, k)  # the decodes' blocks first, as schedule_running
-        st.ops_done_k = k + 1
+        if fast_kv.is_lean(kv):  # the decodes' blocks first, as schedule_running
+            _flush_lean(st, k + 1)
+        else:
+            fast_kv.step_ops(kv, st.rows, st.bucket_rows, k)
     st.free -= st.allocs_at[k % bs] + blocks
     st.slack -= final_blocks
     st.now_s = start_s + cost.total_s
@@ -338,6 +338,13 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     st.num_steps += 1
     st.k = k + 1
     return True
+
+
+def _flush_lean(st: _Stretch, k_to: int) -> None:
+    """On the lean manager, apply the block operations of the steps before k_to that are still pending."""
+    if fast_kv.is_lean(st.kv):
+        fast_kv.lean_flush(st.kv, st.rows, st.bucket_rows, st.ops_done_k, k_to)
+        st.ops_done_k = k_to
 
 
 def _finish_due(ff: FastForward, st: _Stretch, k: int) -> None:
@@ -391,9 +398,7 @@ def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: i
 def _finish_stretch(ff: FastForward, run: RunState, st: _Stretch, first_step: int) -> None:
     """Shared gaps, then every sequence's state, the KV counter and the run's totals, as the exact loop left them."""
     ends_s = st.ends_s
-    if fast_kv.is_lean(st.kv):
-        fast_kv.lean_flush(st.kv, st.rows, st.bucket_rows, st.ops_done_k, st.k)
-        st.ops_done_k = st.k
+    _flush_lean(st, st.k)
     # From the second step on, every decoding sequence's previous token came at the previous step's end: one
     # shared gap per step (the subtraction the exact loop does); entry sequences take a running maximum of them.
     shared_gaps_s = list(map(operator.sub, ends_s[1:], ends_s))

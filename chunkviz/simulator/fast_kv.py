@@ -87,28 +87,14 @@ def step_ops(kv: BlockManager | LeanPrefixCache, rows: list, bucket_rows: list[l
             kv.cache_blocks(seq.key, seq.content, computed + 1)
 
 
-def lean_step_ops(kv: LeanPrefixCache, rows: list, bucket_rows: list[list[int]], k: int) -> None:
-    """step_ops for the lean manager, with the pops of the step first and then its keys: the same end state, since
-    a pop takes a free block and a key goes to a held one (different blocks), and a key's holders end up the same
-    whichever comes first (the evicted block leaves its list, the new one joins the end). Each kind keeps running
-    order. A filled block ends past the prompt, so its key lies in the sequence's output segment."""
-    bs, tables = kv.block_size, kv.tables
-    allocs, fills = bucket_rows[k % bs], bucket_rows[(k + 1) % bs]
-    if allocs:
-        for i, block_id in zip(allocs, kv.pop_free_blocks(len(allocs))):
-            tables[rows[i][0].key].append(block_id)
-    for i in fills:
-        seq, join_k, _, _, _, computed0 = rows[i]
-        end_tokens = computed0 + k - join_k + 1
-        kv.key_output_block(seq.key, seq.content, end_tokens)
-
-
 def lean_flush(kv: LeanPrefixCache, rows: list, bucket_rows: list[list[int]], k_from: int, k_to: int) -> None:
     """The block operations of steps [k_from, k_to), applied at once: every pop in step order (running order within
     a step), then every key in the same order. The same end state as step by step: between two flushes no row joins
     or leaves (flushes come before every release and lookup), so the steps' rows are the buckets' as they stand;
     pops take the queue's head, which frees in between never reach (they join the tail, and the slack keeps the
-    stretch's pops within the blocks free at its start); and keys commute with pops as in lean_step_ops."""
+    stretch's pops within the blocks free at its start); and a pop and a key commute: a pop takes a free block and a
+    key goes to a held one, and a key's holders end up the same whichever comes first (the evicted block leaves its
+    list, the new one joins the end). A filled block ends past the prompt, so its key lies in the output segment."""
     if k_to <= k_from:
         return
     bs, tables = kv.block_size, kv.tables
@@ -119,11 +105,6 @@ def lean_flush(kv: LeanPrefixCache, rows: list, bucket_rows: list[list[int]], k_
     fills = [(i, k) for k in range(k_from, k_to) for i in bucket_rows[(k + 1) % bs]]
     if fills:
         kv.key_output_blocks([(rows[i][0], rows[i][5] + k - rows[i][1] + 1) for i, k in fills])
-
-
-def ops_for(kv: object):
-    """The step-operations function for this manager."""
-    return lean_step_ops if type(kv) is LeanPrefixCache else step_ops
 
 
 def settle_filled(kv: BlockManager, seq: SeqState, from_tokens: int, to_tokens: int) -> None:

@@ -116,7 +116,7 @@ class BlockManager:
     def allocate(self, seq: SeqKey, write_start: int, target_tokens: int, hit_block_ids: list[int] = ()) -> bool:
         """Give `seq` blocks for tokens [0, target_tokens), taking `hit_block_ids` first; False changes nothing."""
         table = self.tables.get(seq, [])
-        num_hit_free = sum(1 for b in hit_block_ids if self.blocks[b].ref_count == 0) if hit_block_ids else 0
+        num_hit_free = self.num_unheld(hit_block_ids) if hit_block_ids else 0
         needs_copy = self._needs_copy(table, write_start)
         num_new = max(0, self.blocks_for(target_tokens) - len(table) - len(hit_block_ids))
         if num_new + needs_copy > len(self.free_queue) - num_hit_free:

@@ -119,7 +119,7 @@ class LeanPrefixCache:
         """BlockManager.allocate without copy-on-write (only forks share a block that is written)."""
         table = self.tables.get(seq, [])
         refs = self.ref_counts
-        num_hit_free = sum(1 for b in hit_block_ids if refs[b] == 0) if hit_block_ids else 0
+        num_hit_free = self.num_unheld(hit_block_ids) if hit_block_ids else 0
         index = write_start // self.block_size
         if index < len(table) and refs[table[index]] > 1:
             raise AssertionError("LeanPrefixCache: copy-on-write needs BlockManager (forks)")
@@ -143,14 +143,10 @@ class LeanPrefixCache:
     def covers(self, seq: SeqKey, write_start: int, end_tokens: int) -> bool:
         """BlockManager.covers: allocate + cache_blocks would change nothing."""
         table = self.tables.get(seq)
-        bs = self.block_size
-        if table is None or len(table) * bs < end_tokens:
+        index = write_start // self.block_size
+        if table is not None and index < len(table) and self.ref_counts[table[index]] > 1:
             return False
-        index = write_start // bs
-        if index < len(table) and self.ref_counts[table[index]] > 1:
-            return False
-        keyed = self.num_keyed.get(seq)
-        return keyed is not None and keyed >= min(end_tokens // bs, len(table))
+        return end_tokens <= self.cover_limit(seq)
 
     def cover_limit(self, seq: SeqKey) -> int:
         """The largest end_tokens for which covers(seq, w, end_tokens) holds at every write start w of the
@@ -252,15 +248,11 @@ class LeanPrefixCache:
             self.num_keyed[seq] = first
             return
         self.num_keyed[seq] = last
-        holders = self.holders
         if last == first + 1:  # a decode filling its block: one key
             key, block_id = key_at(self._plan(content_fn), last * bs), table[first]
             self.block_keys[block_id] = key
-            if key < 0:
-                return
-            found = holders.setdefault(key, block_id)
-            if found != block_id:
-                self._add_holder(key, found, block_id)
+            if key > 0:
+                self._index(key, block_id)
             return
         plan = self._plan(content_fn)
         new_keys = keys_between(plan, (first + 1) * bs, last * bs, bs)
@@ -271,31 +263,14 @@ class LeanPrefixCache:
             if not num_public:
                 return
             new_keys, new_ids = new_keys[:num_public], new_ids[:num_public]
-        if holders.keys().isdisjoint(new_keys):  # the common case: content nobody cached before
-            holders.update(zip(new_keys, new_ids))
+        if self.holders.keys().isdisjoint(new_keys):  # the common case: content nobody cached before
+            self.holders.update(zip(new_keys, new_ids))
             return
-        for key, block_id in zip(new_keys, new_ids):
-            found = holders.setdefault(key, block_id)
-            if found != block_id:
-                self._add_holder(key, found, block_id)
-
-    def key_output_block(self, seq: SeqKey, content_fn: ContentFn, end_tokens: int) -> None:
-        """cache_blocks(seq, content_fn, end_tokens) for a decode whose token fills the block ending at end_tokens,
-        the sequence's only unkeyed full block, past its prompt (fast_kv.lean_step_ops)."""
-        index = end_tokens // self.block_size - 1
-        self.num_keyed[seq] = index + 1
-        block_id = self.tables[seq][index]
-        _, _, base, private = self._plan(content_fn)[-1]
-        key = -(base + end_tokens) if private else base + end_tokens
-        self.block_keys[block_id] = key
-        if private:
-            return
-        found = self.holders.setdefault(key, block_id)
-        if found != block_id:
-            self._add_holder(key, found, block_id)
+        _drain(map(self._index, new_keys, new_ids))
 
     def key_output_blocks(self, fills: list[tuple[object, int]]) -> None:
-        """key_output_block for each (sequence, end token) in order, in bulk (fast_kv.lean_flush)."""
+        """cache_blocks for decodes whose token fills the block ending at `end_tokens` (each sequence's only unkeyed
+        full block, past its prompt), for each (sequence, end token) in order, in bulk (fast_kv.lean_flush)."""
         tables, num_keyed, plans, bs = self.tables, self.num_keyed, self._plans, self.block_size
         block_ids, keys = [], []
         for seq, end_tokens in fills:
@@ -314,29 +289,28 @@ class LeanPrefixCache:
             holders.update(zip(keys, block_ids))
             return
         for key, block_id in zip(keys, block_ids):
-            if key < 0:
-                continue
-            found = holders.setdefault(key, block_id)
-            if found != block_id:
-                self._add_holder(key, found, block_id)
+            if key > 0:
+                self._index(key, block_id)
 
     def expose_own_keys(self, seq: SeqKey) -> None:
         """A preempted sequence will look its own blocks up when it comes back: index its private keys now (the
         only holders they can have, so their order among a key's holders is BlockManager's) and give it public
         keys from now on. Called before free()."""
-        keys, holders = self.block_keys, self.holders
+        keys = self.block_keys
         for block_id in self.tables.get(seq, ()):
             key = keys[block_id]
             if key < 0:
                 keys[block_id] = -key
-                found = holders.setdefault(-key, block_id)
-                if found != block_id:
-                    self._add_holder(-key, found, block_id)
+                self._index(-key, block_id)
         self._exposed.add(seq)
         self._plans.pop(seq, None)
 
-    def _add_holder(self, key: int, found: int | list[int], block_id: int) -> None:
-        """A second (third...) block computed with the same content: cached too, behind the older ones."""
+    def _index(self, key: int, block_id: int) -> None:
+        """`block_id` holds `key`: behind its older holders (a second block computed with the same content is cached
+        too, as in vLLM V1)."""
+        found = self.holders.setdefault(key, block_id)
+        if found == block_id:
+            return
         if type(found) is int:
             self.holders[key] = [found, block_id]
             self._num_shared_keys += 1
