@@ -15,7 +15,7 @@ chain over each block's runs, which was most of a prefix-cached run's time (one 
 from __future__ import annotations
 
 from collections import deque
-from itertools import repeat
+from itertools import repeat, starmap
 from typing import Sequence
 
 from chunkviz.simulator.kv.blocks import ContentFn, SeqKey
@@ -24,6 +24,11 @@ from chunkviz.simulator.kv.content_keys import ContentKeys, Plan, key_at, keys_b
 
 
 _drain = deque(maxlen=0).extend  # runs an iterator of calls at C speed, keeping nothing
+# block_keys' value for a block whose key is private (content_keys: only its own sequence could look it up). The
+# key itself is not kept: it is recomputed from the sequence's plan if the sequence is preempted (expose_own_keys).
+# One shared small int instead of an integer object per block: a run pops and evicts ~1.7M mostly private blocks,
+# and reading or dropping a distinct int object per block costs a cache miss each.
+PRIVATE = -1
 
 
 class LeanPrefixCache:
@@ -37,7 +42,7 @@ class LeanPrefixCache:
         self.tracks_content = True
         self.num_evicted_blocks = 0
         self.ref_counts = [0] * num_blocks
-        self.block_keys = [0] * num_blocks  # 0: no key (content_keys never makes 0)
+        self.block_keys = [0] * num_blocks  # 0: no key (content_keys never makes 0), PRIVATE, or a public key
         # vLLM's free block queue under LRU: freed blocks join the tail, allocation takes the head (eviction.py).
         # A deque, whose appends and pops cost a tenth of an ordered dict's; a block taken from the middle (a prefix
         # hit on a free block) leaves a stale entry behind, counted in _stale and skipped when the head reaches it
@@ -166,8 +171,8 @@ class LeanPrefixCache:
         """The queue's first `num_blocks` blocks (the caller checked they exist), each emptied (a cached one
         evicted, lazily as in vLLM) and held once. In bulk (C-level maps: a block of every request passes here)
         unless a stale entry is among them or some key has several holders; then block by block."""
-        popleft, queue = self._queue.popleft, self._queue
-        new_ids = [popleft() for _ in range(num_blocks)]
+        queue = self._queue
+        new_ids = list(starmap(queue.popleft, repeat((), num_blocks)))
         if self._num_shared_keys or self._stale and not self._stale.keys().isdisjoint(new_ids):
             queue.extendleft(reversed(new_ids))
             return self._pop_one_by_one(num_blocks)
@@ -201,8 +206,8 @@ class LeanPrefixCache:
 
     def _evict(self, block_id: int, key: int) -> None:
         self.num_evicted_blocks += 1
-        if key < 0:
-            return  # a private key: never indexed
+        if key == PRIVATE:
+            return  # never indexed
         holders = self.holders
         found = holders[key]
         if type(found) is int:
@@ -250,19 +255,21 @@ class LeanPrefixCache:
         self.num_keyed[seq] = last
         if last == first + 1:  # a decode filling its block: one key
             key, block_id = key_at(self._plan(content_fn), last * bs), table[first]
-            self.block_keys[block_id] = key
             if key > 0:
+                self.block_keys[block_id] = key
                 self._index(key, block_id)
+            else:
+                self.block_keys[block_id] = PRIVATE
             return
         plan = self._plan(content_fn)
-        new_keys = keys_between(plan, (first + 1) * bs, last * bs, bs)
-        new_ids = table[first:last]
-        _drain(map(self.block_keys.__setitem__, new_ids, new_keys))
         num_public = min(max(0, private_from(plan) // bs - first), last - first)  # public keys come first
         if num_public < last - first:
+            _drain(map(self.block_keys.__setitem__, table[first + num_public:last], repeat(PRIVATE)))
             if not num_public:
                 return
-            new_keys, new_ids = new_keys[:num_public], new_ids[:num_public]
+        new_keys = keys_between(plan, (first + 1) * bs, (first + num_public) * bs, bs)
+        new_ids = table[first:first + num_public]
+        _drain(map(self.block_keys.__setitem__, new_ids, new_keys))
         if self.holders.keys().isdisjoint(new_keys):  # the common case: content nobody cached before
             self.holders.update(zip(new_keys, new_ids))
             return
@@ -280,7 +287,7 @@ class LeanPrefixCache:
             block_ids.append(tables[key][index])
             plan = plans.get(key)
             _, _, base, private = (plan if plan is not None else self._plan(seq.content))[-1]
-            keys.append(-(base + end_tokens) if private else base + end_tokens)
+            keys.append(PRIVATE if private else base + end_tokens)
         _drain(map(self.block_keys.__setitem__, block_ids, keys))
         if max(keys) < 0:
             return  # every one private
@@ -296,12 +303,12 @@ class LeanPrefixCache:
         """A preempted sequence will look its own blocks up when it comes back: index its private keys now (the
         only holders they can have, so their order among a key's holders is BlockManager's) and give it public
         keys from now on. Called before free()."""
-        keys = self.block_keys
-        for block_id in self.tables.get(seq, ()):
-            key = keys[block_id]
-            if key < 0:
-                keys[block_id] = -key
-                self._index(-key, block_id)
+        keys, bs = self.block_keys, self.block_size
+        for index, block_id in enumerate(self.tables.get(seq, ())):
+            if keys[block_id] == PRIVATE:  # keyed through this sequence's plan, which is kept until it is freed
+                key = -key_at(self._plans[seq], (index + 1) * bs)
+                keys[block_id] = key
+                self._index(key, block_id)
         self._exposed.add(seq)
         self._plans.pop(seq, None)
 
