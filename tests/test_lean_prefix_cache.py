@@ -66,7 +66,7 @@ def test_samples_and_requests_get_their_own_output_keys():
 
 
 # --- the same calls, the same cache ----------------------------------------------------------------------------------
-ops = st.lists(st.tuples(st.sampled_from(["admit", "decode", "decode", "finish", "preempt"]), st.integers(0, 7),
+ops = st.lists(st.tuples(st.sampled_from(["admit", "decode", "decode", "step1", "finish", "preempt"]), st.integers(0, 7),
                          st.integers(1, 30)), min_size=1, max_size=60)
 PROMPTS = [[("sys", 5), ("q", 3)], [("sys", 5), ("p", 7)], [("doc", 9)], [("sys", 5)], [("doc", 9), ("q", 3)],
            [("u", 2)]]
@@ -121,6 +121,16 @@ def test_the_same_calls_leave_the_same_cache(steps, block_size, num_blocks):
                     seq.key, seq.num_computed_tokens, target)
                 bm.on_computed(seq.key, seq.content, seq.num_computed_tokens, target)
                 lean.on_computed(seq.key, seq.content, seq.num_computed_tokens, target)
+                seq.num_computed_tokens = target
+                seq.num_tokens = max(seq.num_tokens, target + 1)
+        elif op == "step1" and which in live:  # a one-token step as the exact loop's hot path makes it (grow_one)
+            target = seq.num_computed_tokens + 1
+            ok = bm.allocate(seq.key, seq.num_computed_tokens, target)
+            limit = lean.grow_one(seq.key, seq.content, seq.num_computed_tokens)
+            assert (limit >= 0) == ok
+            if ok:
+                bm.cache_blocks(seq.key, seq.content, target)
+                assert limit == lean.cover_limit(seq.key) >= target
                 seq.num_computed_tokens = target
                 seq.num_tokens = max(seq.num_tokens, target + 1)
         elif op in ("finish", "preempt") and which in live:

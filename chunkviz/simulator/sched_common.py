@@ -81,6 +81,16 @@ def cap_chunk(ctx: SchedContext, want_tokens: int) -> int:
 
 def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: list[int] = ()) -> bool:
     target = seq.num_computed_tokens + num_new_tokens
+    if ctx.lean_kv and target == seq.num_tokens and num_new_tokens == 1 and not hit_ids:
+        # A decode (or a prompt's last token) on the lean manager: the calls below in one (grow_one); reserve_prompt
+        # changes nothing, the target being num_tokens already.
+        limit = ctx.kv.grow_one(seq.key, seq.content, seq.num_computed_tokens)
+        if limit < 0:
+            return False
+        block_size = ctx.kv.block_size
+        seq.kv_capacity_tokens = max(seq.kv_capacity_tokens, -(-target // block_size) * block_size)
+        seq.kv_cover_limit_tokens = limit
+        return True
     if ctx.knobs.reserve_prompt and not seq.is_decode_ready:
         # v0 / Sarathi / SGLang: a prompt's blocks (and a recompute's) are all reserved when it is first scheduled.
         target = max(target, seq.num_tokens)
@@ -181,7 +191,8 @@ def schedule_running(ctx: SchedContext, plan: Plan, tokens_left: int,
             index += 1
             continue
         remaining = seq.num_tokens - seq.num_computed_tokens
-        want = min(remaining, threshold, tokens_left)
+        # min(remaining, threshold, tokens_left), with a decode's answer (1: both others are positive) up front
+        want = 1 if remaining == 1 else min(remaining, threshold, tokens_left)
         if chunk_unit_tokens > 1 and want < remaining:
             want -= want % chunk_unit_tokens
             if want == 0:

@@ -145,6 +145,32 @@ class LeanPrefixCache:
             table.extend(self.pop_free_blocks(num_new))
         return True
 
+    def grow_one(self, seq: SeqKey, content_fn: ContentFn, computed_tokens: int) -> int:
+        """allocate(seq, computed, computed + 1), cache_blocks(seq, content_fn, computed + 1), then cover_limit(seq):
+        the block work of a one-token step (a decode) in one call, as the exact loop's hot path; -1, with nothing
+        changed, when the new block is not there."""
+        bs, tables = self.block_size, self.tables
+        table = tables.get(seq)
+        if table is None:
+            table = []
+        index = computed_tokens // bs
+        if index < len(table):
+            if self.ref_counts[table[index]] > 1:
+                raise AssertionError("LeanPrefixCache: copy-on-write needs BlockManager (forks)")
+        elif index + 1 - len(table) > self._num_free:
+            return -1
+        else:
+            tables[seq] = table
+            table.extend(self.pop_free_blocks(index + 1 - len(table)))
+        keyed = self.num_keyed.get(seq, 0)
+        if min((computed_tokens + 1) // bs, len(table)) > keyed:
+            self.cache_blocks(seq, content_fn, computed_tokens + 1)
+            keyed = self.num_keyed[seq]
+        else:
+            self.num_keyed[seq] = keyed  # (cache_blocks records it even when nothing is new)
+        capacity = len(table) * bs
+        return capacity if keyed >= len(table) else min(capacity, (keyed + 1) * bs - 1)
+
     def covers(self, seq: SeqKey, write_start: int, end_tokens: int) -> bool:
         """BlockManager.covers: allocate + cache_blocks would change nothing."""
         table = self.tables.get(seq)
