@@ -16,7 +16,7 @@ from chunkviz.simulator.engine import simulate
 from chunkviz.simulator.kv import setup
 from chunkviz.simulator.kv.blocks import BlockManager, chain_key
 from chunkviz.simulator.kv.content_keys import ContentKeys, key_at, keys_between
-from chunkviz.simulator.kv.lean import PRIVATE, LeanPrefixCache
+from chunkviz.simulator.kv.lean import LeanPrefixCache
 from chunkviz.config import SchedulerConfig
 from chunkviz.simulator.policies.registry import POLICY_NAMES, REGISTRY
 from chunkviz.simulator.sequence import SeqState
@@ -77,16 +77,19 @@ def _compare(bm: BlockManager, lean: LeanPrefixCache) -> None:
     assert bm.free_queue.order() == lean.free_order()
     assert bm.num_free_blocks() == lean.num_free_blocks()
     assert bm.num_evicted_blocks == lean.num_evicted_blocks
-    assert [b.ref_count for b in bm.blocks] == lean.ref_counts
-    assert [b.key is None for b in bm.blocks] == [not k for k in lean.block_keys]
-    assert {seq: len(keys) for seq, keys in bm.seq_chain_keys.items()} == lean.num_keyed
+    assert [b.ref_count for b in bm.blocks] == lean.block_ref_counts()
+    keyed = lean.keyed_blocks()
+    assert {b.block_id for b in bm.blocks if b.key is not None} == keyed
+    # Only public keys are kept, with their holders counted; every other block's entries are 0.
+    public = {b for b, k in enumerate(lean.block_keys) if k > 0}
+    assert public <= keyed and all(lean.ref_counts[b] == bm.blocks[b].ref_count for b in public)
+    assert not any(lean.ref_counts[b] for b in range(len(bm.blocks)) if b not in public)
     # One key per content: BlockManager's hash keys and the lean public integers name the same classes of blocks,
-    # and a block whose key the lean cache keeps private holds content no other block holds.
-    pairs = {(b.key, k) for b, k in zip(bm.blocks, lean.block_keys) if k > 0}
+    # and a keyed block whose key the lean cache does not keep (private) holds content no other block holds.
+    pairs = {(bm.blocks[b].key, lean.block_keys[b]) for b in public}
     assert len({h for h, _ in pairs}) == len(pairs) == len({k for _, k in pairs})
-    private = [b.key for b, k in zip(bm.blocks, lean.block_keys) if k == PRIVATE]
-    others = [b.key for b, k in zip(bm.blocks, lean.block_keys) if k != PRIVATE and b.key is not None]
-    assert len(set(private)) == len(private) and not set(private) & set(others)
+    private = [bm.blocks[b].key for b in keyed - public]
+    assert len(set(private)) == len(private) and not set(private) & {bm.blocks[b].key for b in public}
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -152,7 +155,7 @@ def test_a_preempted_sequence_hits_its_own_private_blocks_when_it_comes_back():
     for kv in (bm, lean):
         assert kv.allocate(seq.key, 0, 12)
         kv.cache_blocks(seq.key, seq.content, 12)
-    assert lean.block_keys.count(PRIVATE) == 2 and sum(1 for key in lean.block_keys if key > 0) == 4
+    assert len(lean.keyed_blocks()) == 6 and sum(1 for key in lean.block_keys if key > 0) == 4
     assert lean.holders.keys() == {key for key in lean.block_keys if key > 0}  # private keys stay out of it
     lean.expose_own_keys(seq.key)
     assert bm.free(seq.key) == lean.free(seq.key) == 6

@@ -10,12 +10,15 @@ What it leaves out is what only detailed runs read (engine.py picks BlockManager
 per-block fill levels, events, hit counts and cache order (read only by the FIFO and LFU free queues, which keep
 BlockManager). Keys are integers computed from the sequence's segments (content_keys.py) instead of a blake2b hash
 chain over each block's runs, which was most of a prefix-cached run's time (one hash per block of every request).
+And a block costs nothing of its own unless its key is public: private keys are not kept, and the free queue holds
+whole freed tables as runs, so a pop or a free is a slice, its evictions counted from two indices per run (a run of
+the 20k-request default holds ~80 blocks; one list operation per block had been ~0.7 s of its 2.7 s).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from itertools import repeat, starmap
+from itertools import repeat
 from typing import Sequence
 
 from chunkviz.simulator.kv.blocks import ContentFn, SeqKey
@@ -24,16 +27,23 @@ from chunkviz.simulator.kv.content_keys import ContentKeys, Plan, key_at, keys_b
 
 
 _drain = deque(maxlen=0).extend  # runs an iterator of calls at C speed, keeping nothing
-# block_keys' value for a block whose key is private (content_keys: only its own sequence could look it up). The
-# key itself is not kept: it is recomputed from the sequence's plan if the sequence is preempted (expose_own_keys).
-# One shared small int instead of an integer object per block: a run pops and evicts ~1.7M mostly private blocks,
-# and reading or dropping a distinct int object per block costs a cache miss each.
-PRIVATE = -1
+
+# A run of the free queue: (block ids in queue order, index of its first keyed block, index of its first public one).
+# A sequence's table is [public-keyed][private-keyed][keyless] blocks (content_keys: along a sequence the public
+# nodes come first, a prefix hit is public, and the keyed blocks lead); freed tail-first it joins the queue as one run
+# [keyless][private][public], so which of a run's blocks carry a key is two indices, not a key per block.
+Run = tuple[list[int], int, int]
 
 
 class LeanPrefixCache:
-    """Ref counts and keys in two lists indexed by block id, the LRU free queue as a deque with stale entries, an
-    index from key to the blocks that hold it (an int for one holder, a list, oldest first, for several)."""
+    """The LRU free queue as a deque of runs (one per freed table) read from a head offset, with stale entries; public
+    keys and ref counts in two lists indexed by block id; an index from public key to the blocks that hold it (an
+    int for one holder, a list, oldest first, for several).
+
+    Only public-keyed blocks are ever looked up, shared or counted by another sequence, so only they keep a key and a
+    ref count (block_keys[b] > 0; ref_counts[b] is its holders, 0 while free); every other block's entries stay 0. A
+    block in a table that has no public key is held by exactly that table. So popping and freeing a block that is
+    not public costs no work of its own: slices of runs, with evictions counted from the runs' two indices."""
 
     def __init__(self, num_blocks: int, block_size: int, requests: Sequence[Request] = ()) -> None:
         self.num_total_blocks = num_blocks
@@ -41,22 +51,22 @@ class LeanPrefixCache:
         self.enable_prefix_caching = True
         self.tracks_content = True
         self.num_evicted_blocks = 0
-        self.ref_counts = [0] * num_blocks
-        self.block_keys = [0] * num_blocks  # 0: no key (content_keys never makes 0), PRIVATE, or a public key
+        self.ref_counts = [0] * num_blocks  # public-keyed blocks only (see the class docstring)
+        self.block_keys = [0] * num_blocks  # a block's public key, or 0 (no key, or a private one)
         # vLLM's free block queue under LRU: freed blocks join the tail, allocation takes the head (eviction.py).
-        # A deque, whose appends and pops cost a tenth of an ordered dict's; a block taken from the middle (a prefix
-        # hit on a free block) leaves a stale entry behind, counted in _stale and skipped when the head reaches it
-        # (a block's stale entries always precede its live one, which joined the tail later).
-        self._queue: deque[int] = deque(range(num_blocks))
+        # Runs, read from _head; a block taken from the middle (a prefix hit on a free, public block) leaves a stale
+        # entry behind, counted in _stale and skipped when the head reaches it (a block's stale entries always
+        # precede its live one, which joined the tail later).
+        self._runs: deque[Run] = deque([(list(range(num_blocks)), num_blocks, num_blocks)] if num_blocks else [])
+        self._head = 0
         self._stale: dict[int, int] = {}
         self._num_free = num_blocks
         self.tables: dict[SeqKey, list[int]] = {}
         self.num_keyed: dict[SeqKey, int] = {}  # BlockManager.seq_chain_keys, as lengths (the keys are recomputed)
         self.holders: dict[int, int | list[int]] = {}  # key -> its block, or its blocks oldest first
-        self._num_shared_keys = 0  # keys with a list of holders (rare: the same content computed twice)
         self._content_keys = ContentKeys()
-        # Keys only one sequence can ever look up (content_keys: private nodes) stay out of `holders`, negated in
-        # block_keys, until that sequence is preempted (expose_own_keys): most prompts share nothing.
+        # Keys only one sequence can ever look up (content_keys: private nodes) are never kept, and stay out of
+        # `holders`, until that sequence is preempted (expose_own_keys): most prompts share nothing.
         self._content_keys.count_users(requests)
         self._exposed: set[SeqKey] = set()
         self._plans: dict[SeqKey, Plan] = {}
@@ -68,15 +78,37 @@ class LeanPrefixCache:
     def num_used_blocks(self) -> int:
         return self.num_total_blocks - self._num_free
 
+    def _live_entries(self) -> list[tuple[int, bool]]:
+        """(block, keyed) of every free block, next to be reused first (stale entries skipped)."""
+        skip, out, head = dict(self._stale), [], self._head
+        for ids, first_keyed, _ in self._runs:
+            for position in range(head, len(ids)):
+                block_id = ids[position]
+                if skip.get(block_id):
+                    skip[block_id] -= 1
+                else:
+                    out.append((block_id, position >= first_keyed))
+            head = 0
+        return out
+
     def free_order(self) -> list[int]:
         """The free blocks, next to be reused first (BlockManager.free_queue.order())."""
-        skip, order = dict(self._stale), []
-        for block_id in self._queue:
-            if skip.get(block_id):
-                skip[block_id] -= 1
-            else:
-                order.append(block_id)
-        return order
+        return [block_id for block_id, _ in self._live_entries()]
+
+    def keyed_blocks(self) -> set[int]:
+        """Blocks that carry a key, public or private (BlockManager: block.key is not None); for tests."""
+        keyed = {block_id for block_id, is_keyed in self._live_entries() if is_keyed}
+        for seq, table in self.tables.items():
+            keyed.update(table[:self.num_keyed.get(seq, 0)])
+        return keyed
+
+    def block_ref_counts(self) -> list[int]:
+        """Every block's holders (BlockManager's ref_count), counted over the tables; for tests."""
+        counts = [0] * self.num_total_blocks
+        for table in self.tables.values():
+            for block_id in table:
+                counts[block_id] += 1
+        return counts
 
     def num_table_blocks(self, seq: SeqKey) -> int:
         return len(self.tables.get(seq, ()))
@@ -85,10 +117,12 @@ class LeanPrefixCache:
         return -(-num_tokens // self.block_size)
 
     def block_ref_count(self, block_id: int) -> int:
-        return self.ref_counts[block_id]
+        """Holders of a block in some table (one, unless it is public and shared)."""
+        return self.ref_counts[block_id] or 1
 
     def num_unheld(self, block_ids: list[int]) -> int:
-        """Blocks among `block_ids` that sit in the free queue (a hit on them uses up free blocks)."""
+        """Blocks among `block_ids` (public: prefix hits) that sit in the free queue (a hit on them uses up free
+        blocks)."""
         refs = self.ref_counts
         return sum(1 for b in block_ids if refs[b] == 0)
 
@@ -103,6 +137,13 @@ class LeanPrefixCache:
         if plan is None:
             plan = self._plans[seq.key] = self._content_keys.plan_of(seq, seq.key in self._exposed)
         return plan
+
+    def _num_public(self, seq: SeqKey, num_keyed: int) -> int:
+        """How many of the sequence's leading blocks carry a public key (all its keyed ones once exposed)."""
+        plan = self._plans.get(seq)
+        if plan is None:  # exposed (expose_own_keys dropped the plan), or never keyed
+            return num_keyed
+        return min(num_keyed, private_from(plan) // self.block_size)
 
     def find_prefix_hit(self, content_fn: ContentFn, max_hit_tokens: int) -> list[int]:
         """Blocks of the longest cached chain that covers at most `max_hit_tokens` leading tokens (BlockManager's
@@ -194,47 +235,59 @@ class LeanPrefixCache:
         self.tables[seq].extend(self.pop_free_blocks(1))
 
     def pop_free_blocks(self, num_blocks: int) -> list[int]:
-        """The queue's first `num_blocks` blocks (the caller checked they exist), each emptied (a cached one
-        evicted, lazily as in vLLM) and held once. In bulk (C-level maps: a block of every request passes here)
-        unless a stale entry is among them or some key has several holders; then block by block."""
-        queue = self._queue
-        new_ids = list(starmap(queue.popleft, repeat((), num_blocks)))
-        if self._num_shared_keys or self._stale and not self._stale.keys().isdisjoint(new_ids):
-            queue.extendleft(reversed(new_ids))
-            return self._pop_one_by_one(num_blocks)
-        keys = self.block_keys
-        evicted = list(filter(None, map(keys.__getitem__, new_ids)))  # the keyed ones (0: no key)
-        if evicted:
-            _drain(map(self.holders.__delitem__, filter((0).__lt__, evicted)))  # private keys are not indexed
-            _drain(map(keys.__setitem__, new_ids, repeat(0)))
-            self.num_evicted_blocks += len(evicted)
-        _drain(map(self.ref_counts.__setitem__, new_ids, repeat(1)))
+        """The queue's first `num_blocks` live blocks (the caller checked they exist), each emptied (a cached one
+        evicted, lazily as in vLLM). Slices of runs, evictions counted from their indices, a public block's key
+        dropped; entry by entry where a stale entry lies among them."""
+        runs, stale, out, head = self._runs, self._stale, [], self._head
+        while len(out) < num_blocks:  # bounded: each pass moves past one run or fills `out` (enough are live)
+            ids, first_keyed, first_public = runs[0]
+            stop = min(len(ids), head + num_blocks - len(out))
+            chunk = ids[head:stop]
+            if stale and not stale.keys().isdisjoint(chunk):
+                stop = self._take_around_stale(ids, head, num_blocks - len(out), first_keyed, first_public, out)
+            else:
+                if stop > first_keyed:
+                    self.num_evicted_blocks += stop - max(head, first_keyed)
+                    if stop > first_public:
+                        _drain(map(self._evict, ids[max(head, first_public):stop]))
+                out += chunk
+            if stop == len(ids):
+                runs.popleft()
+                head = 0
+            else:
+                head = stop
+        self._head = head
         self._num_free -= num_blocks
-        return new_ids
+        return out
 
-    def _pop_one_by_one(self, num_blocks: int) -> list[int]:
-        popleft, stale, refs, keys, new_ids = self._queue.popleft, self._stale, self.ref_counts, self.block_keys, []
-        for _ in range(num_blocks):
-            block_id = popleft()
-            while stale and block_id in stale:  # bounded: each pass drops one stale entry
-                count = stale.pop(block_id) - 1
-                if count:
-                    stale[block_id] = count
-                block_id = popleft()
-            key = keys[block_id]
-            if key:
-                self._evict(block_id, key)
-                keys[block_id] = 0
-            refs[block_id] = 1
-            new_ids.append(block_id)
-        self._num_free -= num_blocks
-        return new_ids
+    def _take_around_stale(self, ids: list[int], head: int, need: int, first_keyed: int, first_public: int,
+                           out: list[int]) -> int:
+        """pop_free_blocks entry by entry over one run from `head`, skipping stale entries, until `need` blocks are
+        in `out` or the run ends; returns the index it stopped at."""
+        stale, position = self._stale, head
+        while need and position < len(ids):  # bounded by the run's length
+            block_id = ids[position]
+            count = stale.get(block_id)
+            if count:  # a block taken by a prefix hit since it joined here: not free at this place any more
+                if count == 1:
+                    del stale[block_id]
+                else:
+                    stale[block_id] = count - 1
+            else:
+                if position >= first_keyed:
+                    self.num_evicted_blocks += 1
+                    if position >= first_public:
+                        self._evict(block_id)
+                out.append(block_id)
+                need -= 1
+            position += 1
+        return position
 
-    def _evict(self, block_id: int, key: int) -> None:
-        self.num_evicted_blocks += 1
-        if key == PRIVATE:
-            return  # never indexed
-        holders = self.holders
+    def _evict(self, block_id: int) -> None:
+        """A free block with a public key is reused: its key leaves the index."""
+        keys, holders = self.block_keys, self.holders
+        key = keys[block_id]
+        keys[block_id] = 0
         found = holders[key]
         if type(found) is int:
             del holders[key]
@@ -242,28 +295,29 @@ class LeanPrefixCache:
             found.remove(block_id)
             if len(found) == 1:
                 holders[key] = found[0]
-                self._num_shared_keys -= 1
 
     def fork(self, parent: SeqKey, child: SeqKey) -> None:
         raise NotImplementedError("forked samples (copy-on-write) need BlockManager")
 
     def free(self, seq: SeqKey) -> int:
-        """Release a sequence's blocks tail-first (vLLM: deeper blocks are evicted first); returns how many."""
+        """Release a sequence's blocks tail-first (vLLM: deeper blocks are evicted first) as one run; returns how
+        many. A public block another sequence still holds stays out of it."""
         table = self.tables.pop(seq, [])
-        self.num_keyed.pop(seq, None)
+        keyed = self.num_keyed.pop(seq, None) or 0
+        public = self._num_public(seq, keyed)
         self._plans.pop(seq, None)  # rebuilt (the same) if a preempted sequence comes back
-        refs, queue = self.ref_counts, self._queue
-        if all(map((1).__eq__, map(refs.__getitem__, table))):  # nobody else holds any (no hit shares them)
-            _drain(map(refs.__setitem__, table, repeat(0)))
-            queue.extend(reversed(table))
-            self._num_free += len(table)
+        if not table:
+            return 0
+        refs, shared = self.ref_counts, table[:public]
+        if all(map((1).__eq__, map(refs.__getitem__, shared))):  # nobody else holds any (no hit shares them)
+            _drain(map(refs.__setitem__, shared, repeat(0)))
+            freed = table[::-1]
         else:
-            for block_id in reversed(table):
-                count = refs[block_id] - 1
-                refs[block_id] = count
-                if not count:
-                    queue.append(block_id)
-                    self._num_free += 1
+            for block_id in shared:
+                refs[block_id] -= 1
+            freed = table[:public - 1 if public else None:-1] + [b for b in reversed(shared) if not refs[b]]
+        self._runs.append((freed, len(table) - keyed, len(table) - public))
+        self._num_free += len(freed)
         return len(table)
 
     # --- caching -------------------------------------------------------------------------------------------------
@@ -271,7 +325,7 @@ class LeanPrefixCache:
         """Key the sequence's blocks that are full once its first `num_tokens` tokens are in (BlockManager's rule:
         vLLM V1 caches full blocks at scheduling time; a second block with the same key stays cached too). The
         blocks past a sequence's keyed ones are always fresh (popped, keyless): forks, which could share them, never
-        reach this manager."""
+        reach this manager. Only public keys are kept (see the class docstring)."""
         table, bs = self.tables[seq], self.block_size
         first = self.num_keyed.get(seq, 0)
         last = min(num_tokens // bs, len(table))
@@ -280,26 +334,15 @@ class LeanPrefixCache:
             return
         self.num_keyed[seq] = last
         if last == first + 1:  # a decode filling its block: one key
-            key, block_id = key_at(self._plan(content_fn), last * bs), table[first]
+            key = key_at(self._plan(content_fn), last * bs)
             if key > 0:
-                self.block_keys[block_id] = key
-                self._index(key, block_id)
-            else:
-                self.block_keys[block_id] = PRIVATE
+                self._keep([key], [table[first]])
             return
         plan = self._plan(content_fn)
         num_public = min(max(0, private_from(plan) // bs - first), last - first)  # public keys come first
-        if num_public < last - first:
-            _drain(map(self.block_keys.__setitem__, table[first + num_public:last], repeat(PRIVATE)))
-            if not num_public:
-                return
-        new_keys = keys_between(plan, (first + 1) * bs, (first + num_public) * bs, bs)
-        new_ids = table[first:first + num_public]
-        _drain(map(self.block_keys.__setitem__, new_ids, new_keys))
-        if self.holders.keys().isdisjoint(new_keys):  # the common case: content nobody cached before
-            self.holders.update(zip(new_keys, new_ids))
-            return
-        _drain(map(self._index, new_keys, new_ids))
+        if num_public:
+            self._keep(keys_between(plan, (first + 1) * bs, (first + num_public) * bs, bs),
+                       table[first:first + num_public])
 
     def key_output_blocks(self, fills: list[tuple[object, int]]) -> None:
         """cache_blocks for decodes whose token fills the block ending at `end_tokens` (each sequence's only unkeyed
@@ -310,31 +353,33 @@ class LeanPrefixCache:
             index = end_tokens // bs - 1
             key = seq.key
             num_keyed[key] = index + 1
-            block_ids.append(tables[key][index])
             plan = plans.get(key)
             _, _, base, private = (plan if plan is not None else self._plan(seq.content))[-1]
-            keys.append(PRIVATE if private else base + end_tokens)
+            if not private:
+                block_ids.append(tables[key][index])
+                keys.append(base + end_tokens)
+        if keys:
+            self._keep(keys, block_ids)
+
+    def _keep(self, keys: list[int], block_ids: list[int]) -> None:
+        """Public keys for fresh blocks, each held by its own sequence only, in order (keys may repeat)."""
         _drain(map(self.block_keys.__setitem__, block_ids, keys))
-        if max(keys) < 0:
-            return  # every one private
+        _drain(map(self.ref_counts.__setitem__, block_ids, repeat(1)))
         holders = self.holders
-        if min(keys) > 0 and holders.keys().isdisjoint(keys) and len(set(keys)) == len(keys):
+        if holders.keys().isdisjoint(keys) and len(set(keys)) == len(keys):  # content nobody cached before
             holders.update(zip(keys, block_ids))
-            return
-        for key, block_id in zip(keys, block_ids):
-            if key > 0:
-                self._index(key, block_id)
+        else:
+            _drain(map(self._index, keys, block_ids))
 
     def expose_own_keys(self, seq: SeqKey) -> None:
-        """A preempted sequence will look its own blocks up when it comes back: index its private keys now (the
-        only holders they can have, so their order among a key's holders is BlockManager's) and give it public
-        keys from now on. Called before free()."""
-        keys, bs = self.block_keys, self.block_size
-        for index, block_id in enumerate(self.tables.get(seq, ())):
-            if keys[block_id] == PRIVATE:  # keyed through this sequence's plan, which is kept until it is freed
-                key = -key_at(self._plans[seq], (index + 1) * bs)
-                keys[block_id] = key
-                self._index(key, block_id)
+        """A preempted sequence will look its own blocks up when it comes back: give its private keyed blocks their
+        keys (recomputed from its plan) and index them (the only holders they can have, so their order among a key's
+        holders is BlockManager's), and give it public keys from now on. Called before free()."""
+        plan, keyed = self._plans.get(seq), self.num_keyed.get(seq, 0)
+        if plan is not None:
+            table, bs = self.tables[seq], self.block_size
+            first = self._num_public(seq, keyed)
+            self._keep([-key_at(plan, (index + 1) * bs) for index in range(first, keyed)], table[first:keyed])
         self._exposed.add(seq)
         self._plans.pop(seq, None)
 
@@ -346,7 +391,6 @@ class LeanPrefixCache:
             return
         if type(found) is int:
             self.holders[key] = [found, block_id]
-            self._num_shared_keys += 1
         else:
             found.append(block_id)
 
