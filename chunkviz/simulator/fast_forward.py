@@ -290,9 +290,12 @@ def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
     # vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees here: the whole prompt is this
     # step's chunk, and its blocks fit the slack, which never exceeds the free blocks.
     kv = st.kv
-    _flush_lean(st, st.k)  # the lookup reads the cache as the steps so far left it
-    hit_possible = kv is not None and kv.enable_prefix_caching and (
-        kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, bs))
+    if kv is not None and kv.enable_prefix_caching and (not fast_kv.is_lean(kv) or kv.may_hit(seq.content)):
+        _flush_lean(st, st.k)  # the lookup reads the cache as the steps so far left it
+        hit_possible = kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(
+            st.rows, st.bucket_rows, st.k, bs)
+    else:  # no cache to look in, or (lean) a prompt whose first block is private: nobody else can have cached it
+        hit_possible = False
     if hit_possible:
         # A prefix hit is the exact loop's business. There the lookup runs after this step's decodes took their
         # blocks (admit_waiting follows schedule_running); here before, with the same answer when no hit is found:

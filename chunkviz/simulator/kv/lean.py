@@ -145,6 +145,11 @@ class LeanPrefixCache:
             return num_keyed
         return min(num_keyed, private_from(plan) // self.block_size)
 
+    def may_hit(self, content_fn: ContentFn) -> bool:
+        """Could any lookup of this sequence's ever find a block (is its first block's key public)? A private first
+        key is never indexed until the sequence itself is preempted, and every chain starts at the first block."""
+        return key_at(self._plan(content_fn), self.block_size) > 0
+
     def find_prefix_hit(self, content_fn: ContentFn, max_hit_tokens: int) -> list[int]:
         """Blocks of the longest cached chain that covers at most `max_hit_tokens` leading tokens (BlockManager's
         lookup: each block's key, then its oldest holder)."""
