@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from chunkviz.config import SimConfig
 from chunkviz.cost.roofline import StepCost, StepShape
 from chunkviz.simulator.float_array import FloatArray, GapRuns, expand_runs
@@ -30,8 +32,8 @@ class RunState:
     rejected: dict[int, str] = field(default_factory=dict)
     tbt_gaps_s: list[float] = field(default_factory=list)
     step_durations_s: list[float] = field(default_factory=list)
-    step_mfu: list[float] = field(default_factory=list)
-    step_mbu: list[float] = field(default_factory=list)
+    step_mfu: list[float] | np.ndarray = field(default_factory=list)  # an array once fast_forward.finalize ran
+    step_mbu: list[float] | np.ndarray = field(default_factory=list)
     num_steps: int = 0
     num_stall_steps: int = 0
     peak_blocks_used: int = 0
@@ -56,10 +58,10 @@ class RunState:
             policy=self.config.scheduler.policy, budget_tokens=self.ctx.max_num_batched_tokens,
             max_num_seqs=self.ctx.knobs.max_num_seqs, prefix_caching=self.ctx.knobs.prefix_caching,
             num_gpu_blocks=kv.num_total_blocks, block_size=kv.block_size,
-            steps=records, requests=tuple(self._result(rid) for rid in sorted(self.requests)),
+            steps=records, requests=tuple(map(self._result, sorted(self.requests))),
             num_steps=self.num_steps, makespan_s=end_s, busy_s=self.busy_s, tbt_gaps_s=self._gaps(),
-            step_durations_s=tuple(self.step_durations_s), step_mfu=tuple(self.step_mfu),
-            step_mbu=tuple(self.step_mbu), peak_blocks_used=self.peak_blocks_used,
+            step_durations_s=self._per_step(self.step_durations_s), step_mfu=self._per_step(self.step_mfu),
+            step_mbu=self._per_step(self.step_mbu), peak_blocks_used=self.peak_blocks_used,
             blocks_in_use_at_end=kv.num_used_blocks(),
             num_evicted_blocks=kv.num_evicted_blocks, num_stall_steps=self.num_stall_steps,
             fast_forwarded_steps=self.num_fast_forwarded_steps, knob_notes=knob_notes,
@@ -71,8 +73,26 @@ class RunState:
             return tuple(self.tbt_gaps_s)
         return FloatArray.adopt(expand_runs(self.tbt_gaps_s, self.gap_runs))  # a fresh array: no copy
 
+    def _per_step(self, values: list[float] | np.ndarray) -> Any:
+        """A per-step series as _gaps keeps token gaps: a tuple in detailed runs, numpy-backed otherwise (a large
+        run has ~400k steps, and the metrics read them as arrays; fast_forward.finalize leaves MFU/MBU as arrays)."""
+        if self.config.record_detail:
+            return tuple(values)
+        return FloatArray.adopt(values if isinstance(values, np.ndarray) else np.array(values, dtype=np.float64))
+
     def _result(self, rid: int) -> RequestResult:
         r, seqs = self.requests[rid], self.seqs.get(rid, [])
+        if len(seqs) == 1 and not self.config.record_detail:  # the common case, without the sums' generators
+            s = seqs[0]
+            return RequestResult(
+                request_id=rid, arrival_s=r.arrival_s, prompt_tokens=r.prompt_tokens, output_tokens=r.output_tokens,
+                priority=r.priority, n_samples=r.n_samples, first_scheduled_s=s.first_scheduled_s,
+                first_token_s=self.first_token_s.get(rid), finish_s=self.finish_s.get(rid),
+                num_generated_tokens=s.num_output_tokens, num_preemptions=s.num_preemptions,
+                prefix_hit_tokens=s.prefix_hit_tokens, prefix_query_tokens=s.prefix_query_tokens,
+                prefix_hit_tokens_readmitted=s.prefix_hit_tokens_readmitted,
+                prefix_query_tokens_readmitted=s.prefix_query_tokens_readmitted, max_tbt_s=s.max_gap_s,
+                rejected_reason=self.rejected.get(rid), token_times_s=None, max_tokens=r.max_tokens)
         first_sched = [s.first_scheduled_s for s in seqs if s.first_scheduled_s is not None]
         times = None
         if self.config.record_detail:

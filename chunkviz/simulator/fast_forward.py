@@ -484,7 +484,7 @@ def finalize(ff: FastForward, run: RunState) -> None:
     mbu[index] = bytes_ / (total_s * c.gpu.hbm_bytes_per_s * c.tp)
     for step, step_mfu, step_mbu in ff.mixed_costs:  # mixed steps were priced by the StepCoster itself
         mfu[step], mbu[step] = step_mfu, step_mbu
-    run.step_mfu, run.step_mbu = mfu.tolist(), mbu.tolist()
+    run.step_mfu, run.step_mbu = mfu, mbu  # arrays: the trace keeps them numpy-backed (RunState._per_step)
     run.gap_runs = _gap_runs(ff)
     run.num_fast_forwarded_steps = ff.num_steps
 
