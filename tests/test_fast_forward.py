@@ -196,6 +196,26 @@ def test_arrivals_absorbed_into_mixed_steps_keep_every_request_result():
     assert r1.max_tbt_s > 2 * fast.tbt_gaps_s[0] and r1.first_token_s < r2.first_token_s
 
 
+@pytest.mark.parametrize("prefix_caching", [False, True])
+def test_several_arrivals_at_once_are_absorbed_into_one_mixed_step(prefix_caching):
+    # Three prompts arrive at the same instant while r0 decodes: all fit the budget, so the exact loop admits all
+    # three whole in one step, and so does the fast path (fast_absorb), without leaving it; r4 arrives later.
+    # Only r0's own prefill (nothing running yet) is an exact step. A fourth simultaneous prompt that would be
+    # chunked (r5-r7 at 0.3 s: 3 x 900 tokens > the budget left) ends the stretch, as before.
+    reqs = make_requests([(0.0, 100, 300), (0.05, 40, 30), (0.05, 50, 1), (0.05, 60, 20), (0.1, 30, 10)])
+    config = make_config("chunked", 2048, detail=False, prefix_caching=prefix_caching)
+    fast = simulate(config, reqs)
+    exact = simulate(replace(config, fast_forward=False), reqs)
+    assert fast == exact and fast.requests == exact.requests
+    assert fast.fast_forwarded_steps == fast.num_steps - 1
+    burst = fast.requests[1:4]
+    assert len({r.first_token_s for r in burst}) == 1 and burst[1].finish_s == burst[1].first_token_s
+    chunked = make_requests([(0.0, 100, 300), (0.05, 900, 5), (0.05, 900, 5), (0.05, 900, 5)])
+    fast = simulate(config, chunked)
+    assert fast == simulate(replace(config, fast_forward=False), chunked)
+    assert fast.fast_forwarded_steps < fast.num_steps - 1
+
+
 def test_gap_runs_expand_before_their_position_and_the_array_acts_like_a_tuple():
     runs = (np.array([0, 0, 2, 3]), np.array([9.0, 8.0, 7.0, 6.0]), np.array([2, 1, 3, 1]))
     assert expand_runs([1.0, 2.0, 3.0], runs).tolist() == [9.0, 9.0, 8.0, 1.0, 2.0, 7.0, 7.0, 7.0, 3.0, 6.0]

@@ -16,9 +16,10 @@ state is a few aggregates:
   - how many of them cross a block boundary at each step (a counter per step modulo block_size),
   - the slack: free blocks minus the blocks the running sequences will still take up to their last token.
 Under a policy whose entry sets `fast_path_absorbs_arrivals` (vLLM V1 with chunked prefill: running requests
-first, then waiting ones), an arrival whose whole prompt fits the budget
-left after the decodes, a free seat and the slack is absorbed too: that one mixed step (decodes + the whole prompt)
-is priced by the StepCoster itself, the request samples its first token at the step's end and joins the aggregates.
+first, then waiting ones), the waiting arrivals are absorbed too when all their whole prompts fit the budget left
+after the decodes, the free seats and the slack (fast_absorb.py): that one mixed step (decodes + the whole prompts)
+is priced by the StepCoster itself, each request samples its first token at the step's end and joins the
+aggregates.
 The rules replayed are chunkviz's own: policies/vllm.schedule_chunked, sched_common.schedule_running /
 admit_waiting / allocate, apply.apply_plan / _sample_token / _finish, apply.RunState.record_step; they follow vLLM V1's
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
@@ -28,7 +29,7 @@ coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)).
 (value, count): from the second step on every sequence's previous token came at the previous step's end. MFU and
 MBU are filled in afterwards with numpy (the same IEEE operations element-wise). With the paged manager (prefix
 caching, vLLM V1 parallel samples) the stretch also does the few block operations of each step in the exact loop's
-order (fast_kv.py; on the lean prefix cache in bulk at each read of the cache), and absorbs only an arrival
+order (fast_kv.py; on the lean prefix cache in bulk at each read of the cache), and absorbs only arrivals
 without a prefix hit. The exact path is used for everything else:
 detailed runs, V0-style forked samples (copy-on-write), long_prefill_token_threshold, measured cost profiles,
 policies whose entry leaves `fast_path` off (Orca), and any state where memory might run
@@ -40,57 +41,18 @@ from __future__ import annotations
 import heapq
 import itertools
 import operator
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from chunkviz.config import SimConfig
 from chunkviz.simulator.knobs import Knobs
-from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster, StepShape
-from chunkviz.simulator import fast_kv
+from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster
+from chunkviz.simulator import fast_absorb, fast_kv
 from chunkviz.simulator.apply import RunState
+from chunkviz.simulator.fast_state import FastForward, Row, Stretch
 from chunkviz.simulator.kv.counting import CountingKvManager
 from chunkviz.simulator.policies.registry import policy_entry
-from chunkviz.simulator.sequence import SeqState
-
-# One sequence in a stretch: (seq, first decode step, allocation bucket, finish step, blocks held, computed tokens),
-# the last two as of its first decode step.
-Row = tuple[SeqState, int, int, int, int, int]
-
-
-
-@dataclass(slots=True)
-class FastForward:
-    """Constants of the roofline for decode-only steps, and what the stretches leave for the trace."""
-
-    coster: StepCoster
-    block_size: int
-    stretches: list[tuple[int, int, int]] = field(default_factory=list)  # (first step, steps, gap position)
-    step_seqs: list[int] = field(default_factory=list)  # n of each fast step
-    step_context: list[int] = field(default_factory=list)  # summed context (kv_read_tokens) of each fast step
-    gap_values_s: list[float] = field(default_factory=list)  # the shared token gap of each non-first fast step
-    by_n: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
-    absorbs_arrivals: bool = False  # PolicyEntry.fast_path_absorbs_arrivals: admissions into a mixed step
-    max_num_seqs: int = 0
-    budget_tokens: int = 0
-    mixed_costs: list[tuple[int, float, float]] = field(default_factory=list)  # (step index, MFU, MBU) of mixed steps
-    paged: bool = False  # a BlockManager (prefix caching, parallel samples): its block operations are replayed
-    replay: Callable | None = None  # PolicyEntry.fast_path_replay: the policy's own state over a stretch's steps
-
-    @property
-    def num_steps(self) -> int:
-        return len(self.step_seqs)
-
-    def fixed_terms(self, n: int) -> tuple[float, float, float, float]:
-        """(dense_s, lm_head_s, communication_s, cpu_s) of a step of n decodes: StepCoster's terms that ignore
-        context (dense at the CUDA graph's padded size, and the host time of the step's graph mode)."""
-        terms = self.by_n.get(n)
-        if terms is None:
-            cost = self.coster(StepShape(n, n, n, 0))
-            terms = self.by_n[n] = (cost.dense_s, cost.lm_head_s, cost.communication_s, self.coster.cpu_s_of(n, n))
-        return terms
-
 
 def make_fast_forward(config: SimConfig, kv: object, coster: object, knobs: Knobs) -> FastForward | None:
     """A FastForward when this run may use it, else None (the exact path does everything)."""
@@ -136,30 +98,6 @@ def _entry(run: RunState, block_size: int) -> tuple[list[Row], int] | None:
     return rows, kv.num_free_blocks() - need
 
 
-@dataclass(slots=True)
-class _Stretch:
-    """The aggregates of one stretch (the steady loop copies them into local names while it runs)."""
-
-    rows: list[Row]
-    slack: int
-    free: int
-    peak: int
-    now_s: float
-    busy_s: float
-    num_steps: int
-    n: int
-    context: int
-    allocs_at: list[int]
-    finishes: list[tuple[int, int]]  # heap of (finish step, row index)
-    total_blocks: int
-    durations: list[float]  # the run's step durations (the loop appends to it)
-    kv: object = None  # the paged BlockManager, or None (the counting manager's arithmetic is replayed at the end)
-    bucket_rows: list[list[int]] = field(default_factory=list)  # paged: live row indices per bucket, running order
-    ends_s: list[float] = field(default_factory=list)
-    k: int = 0
-    ops_done_k: int = 0  # lean manager: steps before this one had their block operations applied (fast_kv.lean_flush)
-
-
 def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[float], float],
             step_limit: int) -> float | None:
     """Run steady steps (and, under chunked, absorb arrivals) until the state stops being steady, everyone
@@ -178,13 +116,13 @@ def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[f
         if not st.n or st.num_steps >= step_limit or not ff.absorbs_arrivals:
             break
         next_arrival_s = admit_due(st.now_s)
-        if not _absorb(ff, run, st):
+        if not fast_absorb.absorb(ff, run, st):
             break
     _finish_stretch(ff, run, st, first_step)
     return st.now_s
 
 
-def _start(ff: FastForward, run: RunState, rows: list[Row], slack: int, now_s: float) -> _Stretch:
+def _start(ff: FastForward, run: RunState, rows: list[Row], slack: int, now_s: float) -> Stretch:
     allocs_at = [0] * ff.block_size  # sequences that take a new block at steps k ≡ r (mod block_size)
     for row in rows:
         allocs_at[row[2]] += 1
@@ -194,14 +132,14 @@ def _start(ff: FastForward, run: RunState, rows: list[Row], slack: int, now_s: f
     bucket_rows: list[list[int]] = [[] for _ in range(ff.block_size)] if ff.paged else []
     for i, row in enumerate(rows if ff.paged else ()):
         bucket_rows[row[2]].append(i)
-    return _Stretch(rows=rows, slack=slack, free=kv.num_free_blocks(), peak=run.peak_blocks_used, now_s=now_s,
+    return Stretch(rows=rows, slack=slack, free=kv.num_free_blocks(), peak=run.peak_blocks_used, now_s=now_s,
                     busy_s=run.busy_s, num_steps=run.num_steps, n=len(rows),
                     context=sum(row[5] for row in rows), allocs_at=allocs_at, finishes=finishes,
                     total_blocks=kv.num_total_blocks, durations=run.step_durations_s,
                     kv=kv if ff.paged else None, bucket_rows=bucket_rows)
 
 
-def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: int) -> None:
+def _steady(ff: FastForward, st: Stretch, next_arrival_s: float, step_limit: int) -> None:
     """The clock-only loop over decode-only steps.
 
     One function with local names on purpose: it runs hundreds of thousands of times per large run. It mirrors
@@ -270,138 +208,10 @@ def _steady(ff: FastForward, st: _Stretch, next_arrival_s: float, step_limit: in
     st.now_s, st.busy_s, st.num_steps, st.k, st.ops_done_k = now_s, busy_s, num_steps, k, done_k
 
 
-def _absorb(ff: FastForward, run: RunState, st: _Stretch) -> bool:
-    """One mixed step (PolicyEntry.fast_path_absorbs_arrivals): every decode plus the one fresh waiting request's
-    whole prompt, as schedule_chunked + apply_plan run it; False (nothing changed) when the exact loop would not.
-    With nothing waiting (the arrivals were rejected) there is nothing to do and the stretch goes on."""
-    waiting = run.ctx.waiting
-    if not waiting:
-        return True
-    seq = waiting[0]
-    prompt, bs = seq.num_tokens, ff.block_size
-    if (len(waiting) > 1 or seq.num_output_tokens or seq.first_scheduled_s is not None or seq.num_preemptions
-            or st.n + seq.seats_needed > ff.max_num_seqs or prompt > ff.budget_tokens - st.n):
-        return False  # several waiting, a re-admission, no seat, or a prompt that would be chunked
-    output = seq.request.output_tokens
-    blocks = -(-prompt // bs)
-    final_blocks = -(-(prompt + output - 1) // bs)
-    if final_blocks > st.slack:
-        return False  # it would fit now but could run short later
-    # vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees here: the whole prompt is this
-    # step's chunk, and its blocks fit the slack, which never exceeds the free blocks.
-    kv = st.kv
-    if kv is not None and kv.enable_prefix_caching and (not fast_kv.is_lean(kv) or kv.may_hit(seq.content)):
-        _flush_lean(st, st.k)  # the lookup reads the cache as the steps so far left it
-        hit_possible = kv.find_prefix_hit(seq.content, prompt - 1) or fast_kv.fills_first_block(
-            st.rows, st.bucket_rows, st.k, bs)
-    else:  # no cache to look in, or (lean) a prompt whose first block is private: nobody else can have cached it
-        hit_possible = False
-    if hit_possible:
-        # A prefix hit is the exact loop's business. There the lookup runs after this step's decodes took their
-        # blocks (admit_waiting follows schedule_running); here before, with the same answer when no hit is found:
-        # the decodes only evict keys or key deeper blocks (a chain key with a parent never equals a first block's
-        # key), unless one fills its block 0, whose key might be this prompt's first: then the exact loop steps.
-        return False
-    cost = ff.coster(StepShape(st.n + prompt, st.n + 1, st.context + st.n + prompt * (prompt + 1) // 2, st.context))
-    start_s, k = st.now_s, st.k
-    if kv is not None:
-        if fast_kv.is_lean(kv):  # the decodes' blocks first, as schedule_running
-            _flush_lean(st, k + 1)
-        else:
-            fast_kv.step_ops(kv, st.rows, st.bucket_rows, k)
-    st.free -= st.allocs_at[k % bs] + blocks
-    st.slack -= final_blocks
-    st.now_s = start_s + cost.total_s
-    st.busy_s += cost.total_s
-    st.durations.append(cost.total_s)
-    ff.step_seqs.append(st.n)
-    ff.step_context.append(st.context)
-    ff.mixed_costs.append((len(st.durations) - 1, cost.mfu, cost.mbu))
-    st.ends_s.append(st.now_s)
-    st.context += st.n
-    _admit(run, seq, start_s, st.now_s, blocks, bs)
-    if output > 1:
-        row_index = len(st.rows)
-        bucket = (k + 1 + blocks * bs - prompt) % bs
-        st.rows.append((seq, k + 1, bucket, k + output - 1, blocks, prompt))
-        st.allocs_at[bucket] += 1
-        if kv is not None:
-            st.bucket_rows[bucket].append(row_index)
-        heapq.heappush(st.finishes, (k + output - 1, row_index))
-        st.context += prompt
-        st.n += 1
-    else:  # its only token is the first: it finishes in this step
-        st.free += blocks
-        st.slack += blocks
-    _finish_due(ff, st, k)
-    if output <= 1 and kv is not None:
-        kv.free(seq.key)  # apply._finish, after the decodes that finished (the joiner's item comes last)
-    if st.total_blocks - st.free > st.peak:
-        st.peak = st.total_blocks - st.free
-    st.num_steps += 1
-    st.k = k + 1
-    return True
-
-
-def _flush_lean(st: _Stretch, k_to: int) -> None:
-    """On the lean manager, apply the block operations of the steps before k_to that are still pending."""
-    if fast_kv.is_lean(st.kv):
-        fast_kv.lean_flush(st.kv, st.rows, st.bucket_rows, st.ops_done_k, k_to)
-        st.ops_done_k = k_to
-
-
-def _finish_due(ff: FastForward, st: _Stretch, k: int) -> None:
-    """The running sequences whose last token comes at step k (the steady loop does the same inline)."""
-    bs, finishes = ff.block_size, st.finishes
-    while finishes and finishes[0][0] == k:
-        _, i = heapq.heappop(finishes)
-        seq, join_k, bucket, _, held0, computed0 = st.rows[i]
-        final_computed = computed0 + k - join_k + 1
-        held = max(held0, -(-final_computed // bs))
-        if st.kv is not None:  # blocks shared through a prefix hit stay with their other holders
-            st.bucket_rows[bucket].remove(i)
-            held = fast_kv.release(st.kv, seq, computed0, final_computed)
-        st.free += held
-        st.slack += held
-        st.allocs_at[bucket] -= 1
-        st.context -= final_computed
-        st.n -= 1
-
-
-def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: int, block_size: int) -> None:
-    """admit_waiting + apply_plan + _sample_token for a fresh request whose whole prompt ran in one step."""
-    ctx = run.ctx
-    ctx.waiting.popleft()
-    ctx.admit_counter[0] += 1
-    seq.admit_seq_no = ctx.admit_counter[0]
-    seq.prefix_query_tokens += seq.num_tokens  # no prefix hit here (_absorb checked): a query without a hit
-    kv = ctx.kv
-    if fast_kv.is_paged(kv):  # sched_common.allocate (cache_blocks at scheduling), then apply's on_computed
-        kv.allocate(seq.key, 0, seq.num_tokens)
-        if kv.enable_prefix_caching:
-            kv.cache_blocks(seq.key, seq.content, seq.num_tokens)
-        kv.on_computed(seq.key, seq.content, 0, seq.num_tokens)
-    else:
-        kv.num_seq_blocks[seq.key] = blocks
-    seq.kv_capacity_tokens = blocks * block_size
-    seq.num_computed_tokens = seq.num_tokens
-    seq.first_scheduled_s = start_s
-    seq.num_output_tokens += 1
-    seq.num_tokens += 1
-    seq.last_token_s = end_s
-    rid = seq.request.request_id
-    run.first_token_s[rid] = end_s
-    if seq.num_output_tokens >= seq.request.output_tokens:
-        if not fast_kv.is_paged(kv):
-            kv.num_seq_blocks.pop(seq.key)  # (a paged joiner is freed by _absorb, after the decodes that finished)
-        run.finish_s[rid] = end_s
-    # a joiner enters ctx.running when _materialize rebuilds the list from the rows (joiners last)
-
-
-def _finish_stretch(ff: FastForward, run: RunState, st: _Stretch, first_step: int) -> None:
+def _finish_stretch(ff: FastForward, run: RunState, st: Stretch, first_step: int) -> None:
     """Shared gaps, then every sequence's state, the KV counter and the run's totals, as the exact loop left them."""
     ends_s = st.ends_s
-    _flush_lean(st, st.k)
+    fast_kv.flush_pending(st, st.k)
     # From the second step on, every decoding sequence's previous token came at the previous step's end: one
     # shared gap per step (the subtraction the exact loop does); entry sequences take a running maximum of them.
     shared_gaps_s = list(map(operator.sub, ends_s[1:], ends_s))
@@ -418,7 +228,7 @@ def _finish_stretch(ff: FastForward, run: RunState, st: _Stretch, first_step: in
     run.busy_s, run.num_steps, run.peak_blocks_used = st.busy_s, st.num_steps, st.peak
 
 
-def _materialize(ff: FastForward, run: RunState, st: _Stretch, shared_gaps_s: list[float],
+def _materialize(ff: FastForward, run: RunState, st: Stretch, shared_gaps_s: list[float],
                  prefix_max_s: list[float]) -> None:
     """Write the stretch's outcome back into each SeqState and the results; running = survivors, joiners last."""
     bs, num_steps, ends_s = ff.block_size, len(st.ends_s), st.ends_s

@@ -107,6 +107,14 @@ def lean_flush(kv: LeanPrefixCache, rows: list, bucket_rows: list[list[int]], k_
         kv.key_output_blocks([(rows[i][0], rows[i][5] + k - rows[i][1] + 1) for i, k in fills])
 
 
+def flush_pending(st: object, k_to: int) -> None:
+    """On the lean manager, apply a stretch's (fast_state.Stretch) block operations of the steps before k_to
+    that are still pending."""
+    if is_lean(st.kv):
+        lean_flush(st.kv, st.rows, st.bucket_rows, st.ops_done_k, k_to)
+        st.ops_done_k = k_to
+
+
 def settle_filled(kv: BlockManager, seq: SeqState, from_tokens: int, to_tokens: int) -> None:
     """num_filled_tokens of the blocks written while computing [from, to), as on_computed leaves them."""
     if type(kv) is not BlockManager:

@@ -56,9 +56,10 @@ class PolicyEntry:
     # anyone; guaranteed-no-evict and max_tokens only gate admissions, which end its stretches (it absorbs none:
     # that check would read every running request's blocks to completion, policies/trtllm.fits_to_completion).
     fast_path: bool = False
-    # The fast path may also absorb an arrival whose whole prompt fits the budget left after the decodes, a free
-    # seat and the free blocks into one mixed step (decodes, then the whole prompt: fast_forward._absorb replays
-    # schedule_running then admit_waiting, as vLLM V1 schedules running requests, then waiting ones). Needs fast_path.
+    # The fast path may also absorb the waiting arrivals when their whole prompts fit the budget left after the
+    # decodes, the free seats and the free blocks, into one mixed step (decodes, then the whole prompts:
+    # fast_absorb.absorb replays schedule_running then admit_waiting, as vLLM V1 schedules running requests, then
+    # waiting ones). Needs fast_path.
     fast_path_absorbs_arrivals: bool = False
     # What a fast-forwarded stretch does to the policy's own state (SchedContext.policy_state), given each step's
     # running count at planning time; called once per stretch (None: the policy keeps no state across steps).
