@@ -38,6 +38,8 @@ class ContentKeys:
     def __init__(self) -> None:
         self._nodes: dict[tuple[int, int, str], int] = {}
         self._users: dict[int, int] = {}  # node -> sequences on its path (counted by count_users; absent: public)
+        # count_users' paths, kept until each sequence's first plan_of (which would build the same path again)
+        self._counted_paths: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
 
     def _node(self, parent: int, parent_len: int, key: str) -> int:
         nodes = self._nodes
@@ -64,18 +66,22 @@ class ContentKeys:
 
     def count_users(self, requests: object) -> None:
         """Count every sequence the run will hold (one per sample of each request) on each node of its path."""
-        users = self._users
+        users, paths = self._users, self._counted_paths
         for request in requests:
             segments = request.prompt_segments()
             for sample in range(request.n_samples):
-                for node, _, _ in self._path(request, sample, segments):
+                path = paths[(request.request_id, sample)] = self._path(request, sample, segments)
+                for node, _, _ in path:
                     users[node] = users.get(node, 0) + 1
 
     def plan_of(self, seq: object, exposed: bool = False) -> Plan:
         """The key plan of `seq`; with `exposed` (it was preempted) none of its nodes counts as private."""
         users = self._users
+        path = self._counted_paths.pop((seq.request.request_id, seq.sample_index), None)
+        if path is None:  # a sequence planned again (preempted), or not counted
+            path = self._path(seq.request, seq.sample_index, seq.prompt_segments)
         return tuple((start, end, node * KEY_STRIDE - start, not exposed and users.get(node) == 1)
-                     for node, start, end in self._path(seq.request, seq.sample_index, seq.prompt_segments))
+                     for node, start, end in path)
 
 
 NO_PRIVATE_TOKENS = 1 << 62  # private_from of a plan without private segments (an int: floor division stays exact)
