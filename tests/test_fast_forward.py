@@ -200,8 +200,7 @@ def test_arrivals_absorbed_into_mixed_steps_keep_every_request_result():
 def test_several_arrivals_at_once_are_absorbed_into_one_mixed_step(prefix_caching):
     # Three prompts arrive at the same instant while r0 decodes: all fit the budget, so the exact loop admits all
     # three whole in one step, and so does the fast path (fast_absorb), without leaving it; r4 arrives later.
-    # Only r0's own prefill (nothing running yet) is an exact step. A fourth simultaneous prompt that would be
-    # chunked (r5-r7 at 0.3 s: 3 x 900 tokens > the budget left) ends the stretch, as before.
+    # Only r0's own prefill (nothing running yet) is an exact step.
     reqs = make_requests([(0.0, 100, 300), (0.05, 40, 30), (0.05, 50, 1), (0.05, 60, 20), (0.1, 30, 10)])
     config = make_config("chunked", 2048, detail=False, prefix_caching=prefix_caching)
     fast = simulate(config, reqs)
@@ -210,9 +209,27 @@ def test_several_arrivals_at_once_are_absorbed_into_one_mixed_step(prefix_cachin
     assert fast.fast_forwarded_steps == fast.num_steps - 1
     burst = fast.requests[1:4]
     assert len({r.first_token_s for r in burst}) == 1 and burst[1].finish_s == burst[1].first_token_s
-    chunked = make_requests([(0.0, 100, 300), (0.05, 900, 5), (0.05, 900, 5), (0.05, 900, 5)])
-    fast = simulate(config, chunked)
-    assert fast == simulate(replace(config, fast_forward=False), chunked)
+
+
+@pytest.mark.parametrize("prefix_caching", [False, True])
+def test_a_long_prompt_is_chunked_over_mixed_steps_without_leaving_the_fast_path(prefix_caching):
+    # r1's 5,000-token prompt takes the budget left after r0's decode for three steps (2,047 + 2,047 + 906 tokens).
+    # r2 and r3 arrive meanwhile and wait behind it; its last chunk leaves tokens over, so in that step r2 is
+    # admitted whole and r3 cut to what is left, to be prefilled next. Every step but r0's own prefill is a fast
+    # one, and the trace is the exact loop's.
+    reqs = make_requests([(0.0, 100, 400), (0.05, 5000, 20), (0.051, 50, 10), (0.052, 3000, 5)])
+    config = make_config("chunked", 2048, detail=False, prefix_caching=prefix_caching)
+    fast = simulate(config, reqs)
+    exact = simulate(replace(config, fast_forward=False), reqs)
+    assert fast == exact and fast.requests == exact.requests
+    assert fast.fast_forwarded_steps == fast.num_steps - 1
+    r1, r2, r3 = fast.requests[1:]
+    assert r1.first_token_s == r2.first_token_s < r3.first_token_s  # r1's last chunk and r2 share a step ...
+    assert r1.first_scheduled_s < r2.first_scheduled_s == r3.first_scheduled_s  # ... where r3's prefill starts
+    # With two seats r2 could not join r0 and r1: the exact loop steps, and so does the fast path.
+    two_seats = replace(config, scheduler=replace(config.scheduler, max_num_seqs=2))
+    fast = simulate(two_seats, reqs)
+    assert fast == simulate(replace(two_seats, fast_forward=False), reqs)
     assert fast.fast_forwarded_steps < fast.num_steps - 1
 
 

@@ -1,42 +1,75 @@
-"""Arrivals absorbed into a fast-forward stretch: one mixed step of every decode plus the waiting prompts, whole.
+"""Arrivals absorbed into a fast-forward stretch: mixed steps of every decode plus prompts, whole or chunked.
 
 Invariant: absorb() changes the run exactly as one step of the exact loop would (schedule_chunked, then apply_plan:
-the decodes' tokens, every waiting request admitted in queue order with its whole prompt, each sampling its first
-token at the step's end), or, when that step would do anything else, changes nothing and returns False.
+the decodes' tokens, the chunk of the prompt being prefilled, the waiting requests admitted in queue order, each
+whose prompt is done sampling its first token at the step's end), or, when that step would do anything else,
+changes nothing and returns False.
 
-When the exact step does just that: every waiting request is fresh (no output yet, never scheduled or preempted),
-the seats and the budget left after the decodes hold all of their prompts in queue order (so none is chunked and
-none is left waiting), the blocks they will hold to their last token fit the stretch's slack, and none can hit the
-prefix cache. A hit is the exact loop's business: for one arrival the cache is looked up here; for several, each
-must be unable to hit at all (the lean cache's prompts whose first block is private, or no prefix cache), since in
-the exact step the later ones look up after the earlier ones cached their blocks.
-vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees with every such admission: each prompt
-is its step's chunk, and the slack, never more than the free blocks, holds them all.
+When the exact step does just that: every request admitted is fresh (no output yet, never scheduled or preempted);
+the seats and the budget left after the decodes (and after the prompt being prefilled, which runs before the waiting
+ones) hold the admitted prompts whole in queue order, but the last one, which may be cut to the tokens left
+(vLLM V1's chunked prefill) and is then prefilled over the next steps, one chunk a step, each step's tokens left
+going to it; nobody is left waiting unless such a prompt is being prefilled; the blocks every admitted request will
+hold to its last token fit the stretch's slack; and none can hit the prefix cache. A hit is the exact loop's
+business: for one arrival, with no prompt being prefilled, the cache is looked up here; otherwise each must be unable
+to hit at all (the lean cache's prompts whose first block is private, or no prefix cache), since in the exact step
+the later ones look up after the earlier ones (and the prompt being prefilled) cached their blocks.
+vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees with every such admission: the slack,
+never more than the free blocks left for the step's later allocations, holds every admitted prompt whole.
 """
 
 from __future__ import annotations
 
 import heapq
+
 from chunkviz.cost.roofline import StepShape
 from chunkviz.simulator import fast_kv
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.fast_state import FastForward, Stretch
+from chunkviz.simulator.sched_common import allocate
 from chunkviz.simulator.sequence import SeqState
 
 
 def absorb(ff: FastForward, run: RunState, st: Stretch) -> bool:
     """The mixed step of the module docstring; False (nothing changed) when the exact loop would step otherwise.
-    With nothing waiting (the arrivals were rejected) there is nothing to do and the stretch goes on."""
-    waiting = run.ctx.waiting
-    if not waiting:
+    With nothing waiting and nothing being prefilled (the arrivals were rejected) there is nothing to do and the
+    stretch goes on."""
+    waiting, prefill = run.ctx.waiting, st.prefill
+    if not waiting and prefill is None:
         return True
-    joiners = _fitting(ff, st, list(waiting))
-    if joiners is None or _may_hit(ff, st, joiners):
-        return False
-    bs, kv, k = ff.block_size, st.kv, st.k
-    prompts = [seq.num_tokens for seq in joiners]
-    cost = ff.coster(StepShape(st.n + sum(prompts), st.n + len(joiners),
-                               st.context + st.n + sum(p * (p + 1) // 2 for p in prompts), st.context))
+    tokens_left, chunk = ff.budget_tokens - st.n, 0
+    if prefill is not None:  # running, after every decode: schedule_running gives it the tokens left
+        chunk = min(prefill.num_tokens - prefill.num_computed_tokens, tokens_left)
+        if chunk <= 0:
+            return False
+        tokens_left -= chunk
+    whole, chunked, new_chunk = [], None, 0
+    if waiting and tokens_left > 0:  # admit_waiting
+        admissions = _admissions(ff, st, list(waiting), tokens_left)
+        if admissions is None:
+            return False
+        whole, chunked, new_chunk = admissions
+        if _may_hit(ff, st, whole + ([chunked] if chunked is not None else []), prefill is not None):
+            return False
+    elif waiting and prefill is None:
+        return False  # the decodes take the whole budget: the waiting ones wait, which no stretch step models
+    _mixed_step(ff, run, st, chunk, whole, chunked, new_chunk)
+    return True
+
+
+def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: list[SeqState],
+                chunked: SeqState | None, new_chunk: int) -> None:
+    """Price and apply the step absorb() checked: the decodes, `chunk` tokens of the prompt being prefilled, the
+    `whole` prompts, and the first `new_chunk` tokens of `chunked`, in that (the plan's) order."""
+    bs, kv, k, prefill = ff.block_size, st.kv, st.k, st.prefill
+    computed0 = prefill.num_computed_tokens if prefill is not None else 0
+    prompts = [seq.num_tokens for seq in whole]
+    tokens = st.n + chunk + sum(prompts) + new_chunk
+    # apply.shape_and_chunks: a chunk of c tokens after p computed ones attends c·p + c(c + 1)/2 pairs, reads p
+    pairs = (st.context + st.n + chunk * computed0 + chunk * (chunk + 1) // 2
+             + sum(p * (p + 1) // 2 for p in prompts) + new_chunk * (new_chunk + 1) // 2)
+    num_seqs = st.n + (prefill is not None) + len(whole) + (chunked is not None)
+    cost = ff.coster(StepShape(tokens, num_seqs, pairs, st.context + computed0))
     start_s = st.now_s
     if kv is not None:  # the decodes' blocks first, as schedule_running
         if fast_kv.is_lean(kv):
@@ -52,47 +85,70 @@ def absorb(ff: FastForward, run: RunState, st: Stretch) -> bool:
     ff.mixed_costs.append((len(st.durations) - 1, cost.mfu, cost.mbu))
     st.ends_s.append(st.now_s)
     st.context += st.n
-    done = []  # joiners whose only token is their first
-    for seq in joiners:  # admit_waiting's order: each allocates (and caches) before the next one's turn
-        if not _join(ff, run, st, seq, start_s):
+    done = []  # requests whose only token is their first: freed after the decodes that finished, in plan order
+    if prefill is not None:
+        _allocate_chunk(run, st, prefill, chunk)
+        if prefill.num_computed_tokens == prefill.num_tokens:
+            st.prefill = None
+            if not _sample_first(ff, run, st, prefill, held_blocks(run, prefill)):
+                done.append(prefill)
+    for seq in whole:  # admit_waiting's order: each allocates (and caches) before the next one's turn
+        blocks = -(-seq.num_tokens // bs)
+        _admit(run, seq, start_s, blocks, bs)
+        st.free -= blocks
+        st.slack -= -(-(seq.num_tokens + seq.request.output_tokens - 1) // bs)
+        if not _sample_first(ff, run, st, seq, blocks):
             done.append(seq)
+    if chunked is not None:
+        _start_prefill(ff, run, st, chunked, new_chunk, start_s)
     _finish_due(ff, st, k)
-    if kv is not None:
-        for seq in done:  # apply._finish, after the decodes that finished (the joiners' items come last)
+    for seq in done:
+        st.free += held_blocks(run, seq)
+        st.slack += held_blocks(run, seq)
+        if kv is not None:
             kv.free(seq.key)
+        else:
+            run.ctx.kv.num_seq_blocks.pop(seq.key)
     if st.total_blocks - st.free > st.peak:
         st.peak = st.total_blocks - st.free
     st.num_steps += 1
     st.k = k + 1
-    return True
 
 
-def _fitting(ff: FastForward, st: Stretch, waiting: list[SeqState]) -> list[SeqState] | None:
-    """The waiting requests if every one is fresh and all of them fit whole, in queue order; else None."""
-    tokens_left, seats, slack, bs = ff.budget_tokens - st.n, st.n, st.slack, ff.block_size
+def _admissions(ff: FastForward, st: Stretch, waiting: list[SeqState],
+                tokens_left: int) -> tuple[list[SeqState], SeqState | None, int] | None:
+    """(whole prompts, the chunked last one or None, its chunk) as admit_waiting admits them with `tokens_left`;
+    None when the step would do anything else (see the module docstring)."""
+    seats = st.n + (st.prefill is not None)
+    slack, bs, whole = st.slack, ff.block_size, []
     for seq in waiting:
         prompt = seq.num_tokens
         if (seq.num_output_tokens or seq.first_scheduled_s is not None or seq.num_preemptions
-                or seats + seq.seats_needed > ff.max_num_seqs or prompt > tokens_left):
-            return None  # a re-admission, no seat, or a prompt that would be chunked (or left waiting)
+                or seats + seq.seats_needed > ff.max_num_seqs):
+            return None  # a re-admission, or no seat (it would wait)
         slack -= -(-(prompt + seq.request.output_tokens - 1) // bs)
         if slack < 0:
             return None  # it would fit now but could run short later
-        tokens_left -= prompt
         seats += seq.seats_needed
-    return waiting
+        if prompt > tokens_left:  # chunked to the tokens left; anyone behind it waits for its prefill
+            return whole, seq, tokens_left
+        whole.append(seq)
+        tokens_left -= prompt
+        if not tokens_left and len(whole) < len(waiting):
+            return None  # the rest would wait, with no prompt being prefilled to explain it
+    return whole, None, 0
 
 
-def _may_hit(ff: FastForward, st: Stretch, joiners: list[SeqState]) -> bool:
+def _may_hit(ff: FastForward, st: Stretch, candidates: list[SeqState], prefilling: bool) -> bool:
     """Could the exact step find a prefix hit for one of them (see the module docstring)?"""
     kv = st.kv
     if kv is None or not kv.enable_prefix_caching:
         return False
-    if fast_kv.is_lean(kv) and not any(kv.may_hit(seq.content) for seq in joiners):
+    if fast_kv.is_lean(kv) and not any(kv.may_hit(seq.content) for seq in candidates):
         return False  # first blocks private: nobody else can have cached them
-    if len(joiners) > 1:
+    if len(candidates) > 1 or prefilling:
         return True
-    seq = joiners[0]
+    seq = candidates[0]
     # There the lookup runs after this step's decodes took their blocks (admit_waiting follows schedule_running);
     # here before, with the same answer when no hit is found: the decodes only evict keys or key deeper blocks (a
     # chain key with a parent never equals a first block's key), unless one fills its block 0, whose key might be
@@ -102,17 +158,51 @@ def _may_hit(ff: FastForward, st: Stretch, joiners: list[SeqState]) -> bool:
                 or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, ff.block_size))
 
 
-def _join(ff: FastForward, run: RunState, st: Stretch, seq: SeqState, start_s: float) -> bool:
-    """Admit one joiner in the step that ends at st.now_s and make it a row of the stretch; False when its first
-    token is its last (it finishes in this step)."""
+def held_blocks(run: RunState, seq: SeqState) -> int:
+    """Blocks the sequence holds now (any manager)."""
+    return fast_kv.held_blocks(run.ctx.kv, seq)
+
+
+def _allocate_chunk(run: RunState, st: Stretch, seq: SeqState, chunk: int) -> None:
+    """sched_common.allocate for `chunk` more tokens of a prompt being prefilled, then apply_plan's on_computed."""
+    kv = run.ctx.kv
+    if st.kv is None:  # the counting manager's count is replayed at the stretch's end: bring it up to date first
+        kv._num_free = st.free
+    free_before = kv.num_free_blocks()
+    if not allocate(run.ctx, seq, chunk):  # the slack reserved its blocks at its admission
+        raise AssertionError("fast path: a prefill chunk's blocks were not there")
+    st.free -= free_before - kv.num_free_blocks()
+    old = seq.num_computed_tokens
+    if kv.tracks_content and (not run.ctx.lean_kv or old + chunk > seq.kv_cover_limit_tokens):
+        kv.on_computed(seq.key, seq.content, old, old + chunk)
+    seq.num_computed_tokens = old + chunk
+
+
+def _start_prefill(ff: FastForward, run: RunState, st: Stretch, seq: SeqState, chunk: int, start_s: float) -> None:
+    """admit_one for the chunked last admission: its first `chunk` tokens run in this step, the rest in the next."""
+    ctx = run.ctx
+    ctx.waiting.popleft()
+    ctx.admit_counter[0] += 1
+    seq.admit_seq_no = ctx.admit_counter[0]
+    seq.prefix_query_tokens += seq.num_tokens  # no prefix hit here (absorb checked): a query without a hit
+    seq.first_scheduled_s = start_s
+    st.slack -= -(-(seq.num_tokens + seq.request.output_tokens - 1) // ff.block_size)
+    _allocate_chunk(run, st, seq, chunk)
+    st.prefill = seq
+
+
+def _sample_first(ff: FastForward, run: RunState, st: Stretch, seq: SeqState, blocks: int) -> bool:
+    """A prompt whose last token ran in this step samples its first token at the step's end and, unless that was
+    its only one (False: it finishes in this step), becomes a row of the stretch."""
     bs, k, prompt, output = ff.block_size, st.k, seq.num_tokens, seq.request.output_tokens
-    blocks = -(-prompt // bs)
-    _admit(run, seq, start_s, st.now_s, blocks, bs)
-    st.free -= blocks
+    seq.num_output_tokens += 1
+    seq.num_tokens += 1
+    seq.last_token_s = st.now_s
+    rid = seq.request.request_id
+    run.first_token_s[rid] = st.now_s
     if output <= 1:
-        st.free += blocks  # given back at the step's end (its blocks are freed after the decodes that finished)
+        run.finish_s[rid] = st.now_s
         return False
-    st.slack -= -(-(prompt + output - 1) // bs)
     row_index = len(st.rows)
     bucket = (k + 1 + blocks * bs - prompt) % bs
     st.rows.append((seq, k + 1, bucket, k + output - 1, blocks, prompt))
@@ -143,8 +233,8 @@ def _finish_due(ff: FastForward, st: Stretch, k: int) -> None:
         st.n -= 1
 
 
-def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: int, block_size: int) -> None:
-    """admit_waiting + apply_plan + _sample_token for a fresh request whose whole prompt ran in one step."""
+def _admit(run: RunState, seq: SeqState, start_s: float, blocks: int, block_size: int) -> None:
+    """admit_waiting + apply_plan for a fresh request whose whole prompt runs in this step (_sample_first follows)."""
     ctx = run.ctx
     ctx.waiting.popleft()
     ctx.admit_counter[0] += 1
@@ -161,13 +251,4 @@ def _admit(run: RunState, seq: SeqState, start_s: float, end_s: float, blocks: i
     seq.kv_capacity_tokens = blocks * block_size
     seq.num_computed_tokens = seq.num_tokens
     seq.first_scheduled_s = start_s
-    seq.num_output_tokens += 1
-    seq.num_tokens += 1
-    seq.last_token_s = end_s
-    rid = seq.request.request_id
-    run.first_token_s[rid] = end_s
-    if seq.num_output_tokens >= seq.request.output_tokens:
-        if not fast_kv.is_paged(kv):
-            kv.num_seq_blocks.pop(seq.key)  # (a paged joiner is freed by absorb, after the decodes that finished)
-        run.finish_s[rid] = end_s
     # a joiner enters ctx.running when _materialize rebuilds the list from the rows (joiners last)

@@ -112,8 +112,12 @@ def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[f
     st = _start(ff, run, *entry, now_s)
     first_step = run.num_steps
     while True:  # bounded: every pass runs at least one step, and steps are capped by step_limit
-        _steady(ff, st, next_arrival_s, step_limit)
-        if not st.n or st.num_steps >= step_limit or not ff.absorbs_arrivals:
+        # While a prompt is chunked, or someone waits, every step is a mixed one (fast_absorb's) or none at all.
+        if st.prefill is None and not run.ctx.waiting:
+            _steady(ff, st, next_arrival_s, step_limit)
+            if not st.n or not ff.absorbs_arrivals:
+                break
+        if st.num_steps >= step_limit:
             break
         next_arrival_s = admit_due(st.now_s)
         if not fast_absorb.absorb(ff, run, st):
@@ -268,6 +272,8 @@ def _materialize(ff: FastForward, run: RunState, st: Stretch, shared_gaps_s: lis
             held = len(kv.tables[seq.key])
         seq.kv_capacity_tokens = held * bs
         live.append(seq)
+    if st.prefill is not None:  # a prompt still being chunked: admitted after every row (it took the rest of the budget)
+        live.append(st.prefill)
     run.ctx.running[:] = live
 
 

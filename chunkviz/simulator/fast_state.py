@@ -73,3 +73,6 @@ class Stretch:
     ends_s: list[float] = field(default_factory=list)
     k: int = 0
     ops_done_k: int = 0  # lean manager: steps before this one had their block operations applied (fast_kv.lean_flush)
+    # A fresh request whose prompt is being chunked over the stretch's mixed steps (fast_absorb), its SeqState kept
+    # as the exact loop keeps it; it becomes a row when its last chunk samples its first token.
+    prefill: SeqState | None = None
