@@ -142,15 +142,26 @@ configs = st.fixed_dictionaries({
     # The engines' own switches (ignored by the other policies): SGLang --enable-mixed-chunk, TensorRT-LLM chunked
     # context and max-utilization; and the client's max_tokens that their admission rules read.
     "engine_switches": st.booleans(), "max_tokens": st.sampled_from(["output", None, "double"]),
+    # --scheduling-policy priority with three priority classes among the requests (the waiting queue's order, the
+    # victim and, on the fast path, the order arrivals are absorbed in)
+    "by_priority": st.booleans(),
 })
+
+
+def with_priority_classes(config, reqs, by_priority: bool):
+    """The config and requests of a generated case, under the priority scheduling policy when `by_priority`."""
+    if not by_priority:
+        return config, reqs
+    config = replace(config, scheduler=replace(config.scheduler, scheduling_policy="priority"))
+    return config, tuple(replace(r, priority=(r.request_id * 7) % 3) for r in reqs)
 
 
 def _check_equal(reqs, cfg) -> None:
     cfg = dict(cfg)
-    switches, max_tokens = cfg.pop("engine_switches"), cfg.pop("max_tokens")
+    switches, max_tokens, by_priority = cfg.pop("engine_switches"), cfg.pop("max_tokens"), cfg.pop("by_priority")
     assume(cfg["budget"] >= cfg["block_size"])  # a budget must cover a block (SimConfig refuses it otherwise)
     assume(cfg["budget"] >= cfg["max_num_seqs"])  # vLLM refuses max_num_batched_tokens < max_num_seqs
-    config = make_config(detail=False, max_num_steps=50_000, **cfg)
+    config, reqs = with_priority_classes(make_config(detail=False, max_num_steps=50_000, **cfg), reqs, by_priority)
     if switches:
         config = replace(config, scheduler=replace(config.scheduler, sglang_enable_mixed_chunk=True,
                                                    trtllm_chunked_context=True,

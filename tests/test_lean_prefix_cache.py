@@ -23,7 +23,7 @@ from chunkviz.simulator.sequence import SeqState
 from chunkviz.workloads.generators import WorkloadSpec
 from chunkviz.workloads.presets import PRESETS, make_workload
 from tests.helpers import make_config
-from tests.test_fast_forward import configs, request_lists
+from tests.test_fast_forward import configs, request_lists, with_priority_classes
 
 # --- keys ------------------------------------------------------------------------------------------------------------
 segment_lists = st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 9)), min_size=1, max_size=4)
@@ -221,14 +221,14 @@ def test_a_small_cache_evicts_and_hits_the_same_on_both_managers(block_manager_o
 def _generated_config(cfg: dict):
     """test_fast_forward._check_equal's config, with prefix caching on under LRU (where the lean cache applies)."""
     cfg = {**cfg, "prefix_caching": True, "eviction": "lru"}
-    switches, max_tokens = cfg.pop("engine_switches"), cfg.pop("max_tokens")
+    switches, max_tokens, by_priority = cfg.pop("engine_switches"), cfg.pop("max_tokens"), cfg.pop("by_priority")
     assume(cfg["budget"] >= cfg["block_size"] and cfg["budget"] >= cfg["max_num_seqs"])
     config = make_config(detail=False, max_num_steps=50_000, **cfg)
     if switches:
         config = replace(config, scheduler=replace(config.scheduler, sglang_enable_mixed_chunk=True,
                                                    trtllm_chunked_context=True,
                                                    trtllm_capacity_policy="max-utilization"))
-    return config, max_tokens
+    return config, max_tokens, by_priority
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -249,8 +249,8 @@ def test_generated_workloads_give_the_same_trace_on_both_managers_long_run(reqs,
 
 def _same_generated_trace(reqs, cfg, fast_forward) -> None:
     # The exact loop too: it skips allocate, covers and on_computed below each sequence's cover limit.
-    config, max_tokens = _generated_config(cfg)
-    config = replace(config, fast_forward=fast_forward)
+    config, max_tokens, by_priority = _generated_config(cfg)
+    config, reqs = with_priority_classes(replace(config, fast_forward=fast_forward), reqs, by_priority)
     if max_tokens != "output":
         reqs = tuple(replace(r, max_tokens=None if max_tokens is None else 2 * r.output_tokens) for r in reqs)
     setup.LEAN_ENABLED = False
