@@ -56,10 +56,10 @@ def _max_new(ctx: SchedContext, seq: SeqState) -> int:
 
 def rem_total_tokens(ctx: SchedContext) -> float:
     """PrefillAdder.rem_total_tokens: free (and evictable) KV tokens minus the running requests' expected writes."""
-    ratio = new_token_ratio(ctx)
+    ratio, limit = new_token_ratio(ctx), context_limit_tokens(ctx)  # (_max_new's limit, read once per call)
     offset = 0.0
     for seq in ctx.running:
-        remaining = min(_max_new(ctx, seq) - seq.num_output_tokens, CLIP_MAX_NEW_TOKENS)
+        remaining = min(sglang_max_new_tokens(seq.request, limit) - seq.num_output_tokens, CLIP_MAX_NEW_TOKENS)
         offset += remaining * ratio if seq.is_decode_ready else remaining
     return ctx.kv.num_free_blocks() * ctx.kv.block_size - offset
 
