@@ -82,35 +82,35 @@ class RunState:
 
     def _result(self, rid: int) -> RequestResult:
         r, seqs = self.requests[rid], self.seqs.get(rid, [])
-        if len(seqs) == 1 and not self.config.record_detail:  # the common case, without the sums' generators
-            s = seqs[0]
-            return RequestResult(
-                request_id=rid, arrival_s=r.arrival_s, prompt_tokens=r.prompt_tokens, output_tokens=r.output_tokens,
-                priority=r.priority, n_samples=r.n_samples, first_scheduled_s=s.first_scheduled_s,
-                first_token_s=self.first_token_s.get(rid), finish_s=self.finish_s.get(rid),
-                num_generated_tokens=s.num_output_tokens, num_preemptions=s.num_preemptions,
-                prefix_hit_tokens=s.prefix_hit_tokens, prefix_query_tokens=s.prefix_query_tokens,
-                prefix_hit_tokens_readmitted=s.prefix_hit_tokens_readmitted,
-                prefix_query_tokens_readmitted=s.prefix_query_tokens_readmitted, max_tbt_s=s.max_gap_s,
-                rejected_reason=self.rejected.get(rid), token_times_s=None, max_tokens=r.max_tokens)
-        first_sched = [s.first_scheduled_s for s in seqs if s.first_scheduled_s is not None]
         times = None
         if self.config.record_detail:
             times = tuple(tuple(s.token_times_s or ()) for s in seqs)
+        (first_sched, generated, preemptions, hit, query, hit_readmitted, query_readmitted,
+         max_gap) = _over_samples(seqs)
         return RequestResult(
             request_id=rid, arrival_s=r.arrival_s, prompt_tokens=r.prompt_tokens, output_tokens=r.output_tokens,
-            priority=r.priority, n_samples=r.n_samples, first_scheduled_s=min(first_sched) if first_sched else None,
+            priority=r.priority, n_samples=r.n_samples, first_scheduled_s=first_sched,
             first_token_s=self.first_token_s.get(rid), finish_s=self.finish_s.get(rid),
-            num_generated_tokens=sum(s.num_output_tokens for s in seqs),
-            num_preemptions=sum(s.num_preemptions for s in seqs),
-            prefix_hit_tokens=sum(s.prefix_hit_tokens for s in seqs),
-            prefix_query_tokens=sum(s.prefix_query_tokens for s in seqs),
-            prefix_hit_tokens_readmitted=sum(s.prefix_hit_tokens_readmitted for s in seqs),
-            prefix_query_tokens_readmitted=sum(s.prefix_query_tokens_readmitted for s in seqs),
-            max_tbt_s=max((s.max_gap_s for s in seqs if s.max_gap_s is not None), default=None),
-            rejected_reason=self.rejected.get(rid),
-            token_times_s=times, max_tokens=r.max_tokens,
+            num_generated_tokens=generated, num_preemptions=preemptions, prefix_hit_tokens=hit,
+            prefix_query_tokens=query, prefix_hit_tokens_readmitted=hit_readmitted,
+            prefix_query_tokens_readmitted=query_readmitted, max_tbt_s=max_gap,
+            rejected_reason=self.rejected.get(rid), token_times_s=times, max_tokens=r.max_tokens,
         )
+
+
+def _over_samples(seqs: list[SeqState]) -> tuple:
+    """A request's figures over its sequences: first scheduled (earliest), generated tokens, preemptions, prefix hit
+    and query tokens (first admissions, then re-admissions; summed), longest token gap."""
+    if len(seqs) == 1:  # the common case, read straight off (no generators: this runs once per request)
+        s = seqs[0]
+        return (s.first_scheduled_s, s.num_output_tokens, s.num_preemptions, s.prefix_hit_tokens,
+                s.prefix_query_tokens, s.prefix_hit_tokens_readmitted, s.prefix_query_tokens_readmitted, s.max_gap_s)
+    first_sched = [s.first_scheduled_s for s in seqs if s.first_scheduled_s is not None]
+    return (min(first_sched) if first_sched else None, sum(s.num_output_tokens for s in seqs),
+            sum(s.num_preemptions for s in seqs), sum(s.prefix_hit_tokens for s in seqs),
+            sum(s.prefix_query_tokens for s in seqs), sum(s.prefix_hit_tokens_readmitted for s in seqs),
+            sum(s.prefix_query_tokens_readmitted for s in seqs),
+            max((s.max_gap_s for s in seqs if s.max_gap_s is not None), default=None))
 
 
 def reject(run: RunState, request: Request, reason: str, now_s: float) -> None:

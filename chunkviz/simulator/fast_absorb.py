@@ -90,7 +90,7 @@ def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: 
         _allocate_chunk(run, st, prefill, chunk)
         if prefill.num_computed_tokens == prefill.num_tokens:
             st.prefill = None
-            if not _sample_first(ff, run, st, prefill, held_blocks(run, prefill)):
+            if not _sample_first(ff, run, st, prefill, fast_kv.held_blocks(run.ctx.kv, prefill)):
                 done.append(prefill)
     for seq in whole:  # admit_waiting's order: each allocates (and caches) before the next one's turn
         blocks = -(-seq.num_tokens // bs)
@@ -103,8 +103,9 @@ def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: 
         _start_prefill(ff, run, st, chunked, new_chunk, start_s)
     _finish_due(ff, st, k)
     for seq in done:
-        st.free += held_blocks(run, seq)
-        st.slack += held_blocks(run, seq)
+        held = fast_kv.held_blocks(run.ctx.kv, seq)
+        st.free += held
+        st.slack += held
         if kv is not None:
             kv.free(seq.key)
         else:
@@ -158,11 +159,6 @@ def _may_hit(ff: FastForward, st: Stretch, candidates: list[SeqState], prefillin
                 or fast_kv.fills_first_block(st.rows, st.bucket_rows, st.k, ff.block_size))
 
 
-def held_blocks(run: RunState, seq: SeqState) -> int:
-    """Blocks the sequence holds now (any manager)."""
-    return fast_kv.held_blocks(run.ctx.kv, seq)
-
-
 def _allocate_chunk(run: RunState, st: Stretch, seq: SeqState, chunk: int) -> None:
     """sched_common.allocate for `chunk` more tokens of a prompt being prefilled, then apply_plan's on_computed."""
     kv = run.ctx.kv
@@ -180,12 +176,7 @@ def _allocate_chunk(run: RunState, st: Stretch, seq: SeqState, chunk: int) -> No
 
 def _start_prefill(ff: FastForward, run: RunState, st: Stretch, seq: SeqState, chunk: int, start_s: float) -> None:
     """admit_one for the chunked last admission: its first `chunk` tokens run in this step, the rest in the next."""
-    ctx = run.ctx
-    ctx.waiting.popleft()
-    ctx.admit_counter[0] += 1
-    seq.admit_seq_no = ctx.admit_counter[0]
-    seq.prefix_query_tokens += seq.num_tokens  # no prefix hit here (absorb checked): a query without a hit
-    seq.first_scheduled_s = start_s
+    _dequeue(run, seq, start_s)
     st.slack -= -(-(seq.num_tokens + seq.request.output_tokens - 1) // ff.block_size)
     _allocate_chunk(run, st, seq, chunk)
     st.prefill = seq
@@ -235,12 +226,8 @@ def _finish_due(ff: FastForward, st: Stretch, k: int) -> None:
 
 def _admit(run: RunState, seq: SeqState, start_s: float, blocks: int, block_size: int) -> None:
     """admit_waiting + apply_plan for a fresh request whose whole prompt runs in this step (_sample_first follows)."""
-    ctx = run.ctx
-    ctx.waiting.popleft()
-    ctx.admit_counter[0] += 1
-    seq.admit_seq_no = ctx.admit_counter[0]
-    seq.prefix_query_tokens += seq.num_tokens  # no prefix hit here (absorb checked): a query without a hit
-    kv = ctx.kv
+    _dequeue(run, seq, start_s)
+    kv = run.ctx.kv
     if fast_kv.is_paged(kv):  # sched_common.allocate (cache_blocks at scheduling), then apply's on_computed
         kv.allocate(seq.key, 0, seq.num_tokens)
         if kv.enable_prefix_caching:
@@ -250,5 +237,15 @@ def _admit(run: RunState, seq: SeqState, start_s: float, blocks: int, block_size
         kv.num_seq_blocks[seq.key] = blocks
     seq.kv_capacity_tokens = blocks * block_size
     seq.num_computed_tokens = seq.num_tokens
-    seq.first_scheduled_s = start_s
     # a joiner enters ctx.running when _materialize rebuilds the list from the rows (joiners last)
+
+
+def _dequeue(run: RunState, seq: SeqState, start_s: float) -> None:
+    """admit_one's bookkeeping for the head of the queue, scheduled from start_s: admission order, and a prefix
+    query without a hit (absorb checked there is none)."""
+    ctx = run.ctx
+    ctx.waiting.popleft()
+    ctx.admit_counter[0] += 1
+    seq.admit_seq_no = ctx.admit_counter[0]
+    seq.prefix_query_tokens += seq.num_tokens
+    seq.first_scheduled_s = start_s

@@ -75,24 +75,17 @@ def _entry(run: RunState, block_size: int) -> tuple[list[Row], int] | None:
     newest = running[-1]  # admissions append, so a prompt still being prefilled is usually last: check it first
     if newest.num_output_tokens == 0 or newest.num_computed_tokens != newest.num_tokens - 1:
         return None
-    paged, lean = fast_kv.is_paged(kv), fast_kv.is_lean(kv)
-    # fast_kv.held_blocks and, on the lean cache, steady_seq, read here directly: this runs at every stretch's start
-    tables, counts, num_keyed = (kv.tables, None, kv.num_keyed if lean else None) if paged else (
-        None, kv.num_seq_blocks, None)
+    paged = fast_kv.is_paged(kv)
     need, rows = 0, []
     for seq in running:
         computed = seq.num_computed_tokens
         if seq.num_output_tokens == 0 or computed != seq.num_tokens - 1:
             return None  # a prefill (or recompute) is in progress
-        held = len(tables.get(seq.key, ())) if paged else counts.get(seq.key, 0)
+        held = fast_kv.held_blocks(kv, seq)
         alloc_offset = held * block_size - computed
         if held * block_size != seq.kv_capacity_tokens or not 0 <= alloc_offset < block_size:
             return None
-        if lean:  # steady_seq: a lean decode's write block is never shared (only full blocks are hit), so keys only
-            keyed = num_keyed.get(seq.key)
-            if keyed is None or keyed != min(computed // block_size, held):
-                return None
-        elif paged and not fast_kv.steady_seq(kv, seq, held):
+        if paged and not fast_kv.steady_seq(kv, seq, held):
             return None
         request = seq.request
         # Its last decode computes token prompt + output - 1 (the final sampled token is never computed).

@@ -46,6 +46,9 @@ def steady_seq(kv: BlockManager | LeanPrefixCache, seq: SeqState, held: int) -> 
     which only forks cause) and every full block it holds is keyed (so only a newly filled block gets a key)."""
     computed, bs = seq.num_computed_tokens, kv.block_size
     index = computed // bs
+    if type(kv) is LeanPrefixCache:  # its decodes' write blocks are never shared (only full blocks are hit)
+        keyed = kv.num_keyed.get(seq.key)
+        return keyed is not None and keyed == min(index, held)
     if index < held and kv.block_ref_count(kv.tables[seq.key][index]) != 1:
         return False
     if not kv.enable_prefix_caching:

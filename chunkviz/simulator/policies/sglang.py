@@ -103,9 +103,8 @@ def schedule_sglang(ctx: SchedContext) -> Plan:
         state[SHRANK] = 1.0  # someone finished: the next update_running_batch sees the batch shrink
     plan = Plan()
     decoding, prefilling = [], []
-    for seq in ctx.running:  # (SeqState.is_decode_ready, read once per sequence: this runs every step)
-        (decoding if seq.num_output_tokens > 0 and seq.num_computed_tokens == seq.num_tokens - 1
-         else prefilling).append(seq)
+    for seq in ctx.running:  # one pass, each sequence's readiness read once (this runs every step)
+        (decoding if seq.is_decode_ready else prefilling).append(seq)
     mixed = ctx.scheduler.sglang_enable_mixed_chunk
     tokens_left = ctx.max_num_batched_tokens - (len(decoding) if mixed else 0)
     tokens_left = schedule_running(ctx, plan, tokens_left, prefilling)
