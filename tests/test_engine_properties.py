@@ -77,6 +77,9 @@ def test_metrics_only_mode_makes_the_same_decisions(reqs, policy, blocks):
     fast = simulate(make_config(policy, _budget(policy, 512), num_gpu_blocks=blocks, detail=False), reqs)
     assert fast.steps == ()
     assert fast.step_durations_s == detailed.step_durations_s
+    # metrics-only steps are priced through StepCoster.terms, detailed ones through its StepCost: the same figures
+    assert (fast.step_mfu, fast.step_mbu) == (detailed.step_mfu, detailed.step_mbu)
+    assert fast.num_stall_steps == detailed.num_stall_steps
     assert [dataclasses.replace(r, token_times_s=None) for r in detailed.requests] == list(fast.requests)
 
 

@@ -164,6 +164,23 @@ def test_factory_and_config_plumbing():
     assert trace.requests[0].finish_s is not None
 
 
+def test_metrics_only_steps_take_the_measured_price():
+    """The exact loop's metrics-only steps read a step's price off ProfiledStepCoster.terms: the same figures as the
+    StepCost a detailed run records."""
+    assert coster().terms(20, 1, 20 * 21 // 2, 0) == _fields(coster()(chunk(20, 0)))
+    config = replace(make_config("chunked", 64), cost_profile=HAND, fast_forward=False)
+    reqs = make_requests([(0.0, 100, 6), (0.001, 30, 9), (0.002, 70, 3)])
+    detailed, plain = simulate(config, reqs), simulate(replace(config, record_detail=False), reqs)
+    assert plain.steps == () and len(detailed.steps) == plain.num_steps
+    assert plain.step_durations_s == tuple(step.cost.total_s for step in detailed.steps)
+    assert (plain.step_mfu, plain.step_mbu) == (detailed.step_mfu, detailed.step_mbu)
+
+
+def _fields(cost) -> tuple[float, ...]:
+    return (cost.dense_s, cost.attention_s, cost.lm_head_s, cost.communication_s, cost.overhead_s, cost.total_s,
+            cost.flops, cost.bytes, cost.mfu, cost.mbu)
+
+
 def test_compare_to_roofline_ratio():
     rows = compare_to_roofline(HAND)
     assert len(rows) == 8

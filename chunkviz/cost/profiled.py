@@ -27,7 +27,7 @@ How a profile is applied (the Measure page says the same):
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Sequence
 
 from chunkviz.config import CostConfig, CostProfile, MeasuredPoint, PointKind, SimConfig
@@ -125,6 +125,11 @@ class ProfiledStepCoster:
             self.num_fallbacks += 1
             forward_s *= _forward_s(base) / _forward_s(self.fallback(_anchor(kind, anchor_tokens, anchor_context)))
         return self._rescaled(base, forward_s, self.fallback.cpu_s_of(shape.num_tokens, shape.num_seqs))
+
+    def terms(self, t: int, num_seqs: int, attention_pairs: int, kv_read_tokens: int) -> tuple[float, ...]:
+        """StepCoster.terms for the measured price: the StepCost's fields in order (the engine's metrics-only steps
+        read them so)."""
+        return astuple(self(StepShape(t, num_seqs, attention_pairs, kv_read_tokens)))
 
     def _rescaled(self, base: StepCost, forward_s: float, cpu_s: float) -> StepCost:
         k = forward_s / _forward_s(base)

@@ -125,27 +125,31 @@ class StepCoster:
         return value
 
     def __call__(self, shape: StepShape) -> StepCost:
-        if shape.num_tokens <= 0:
-            return StepCost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        gpu, tp, mbu, t = self.gpu, self.tp, self.cost.mbu, shape.num_tokens
-        mode, run_tokens = step_mode(self.pricing, t, shape.num_seqs)  # a graph computes its padded rows too
+        return StepCost(*self.terms(shape.num_tokens, shape.num_seqs, shape.attention_pairs, shape.kv_read_tokens))
+
+    def terms(self, t: int, num_seqs: int, attention_pairs: int, kv_read_tokens: int) -> tuple[float, ...]:
+        """StepCost's ten fields, in its order, for the shape (t, num_seqs, attention_pairs, kv_read_tokens): the
+        exact loop's metrics-only steps read total_s, mfu and mbu off it without building a StepShape or StepCost
+        (two frozen objects a step were a tenth of its time)."""
+        if t <= 0:
+            return (0.0,) * 10
+        gpu, tp, mbu = self.gpu, self.tp, self.cost.mbu
+        mode, run_tokens = step_mode(self.pricing, t, num_seqs)  # a graph computes its padded rows too
         dense_flops = 2.0 * t * self.dense_params
-        attn_flops = self.attn_flops_per_pair * shape.attention_pairs
-        attn_bytes = float((shape.kv_read_tokens + t) * self.kv_bytes_per_token)
-        head_flops = 2.0 * shape.num_seqs * self.head_params
+        attn_flops = self.attn_flops_per_pair * attention_pairs
+        attn_bytes = float((kv_read_tokens + t) * self.kv_bytes_per_token)
+        head_flops = 2.0 * num_seqs * self.head_params
         dense_s = self._dense_at(run_tokens)  # each GPU runs all rows against its shard of every matrix
         attention_s = _roofline_s(attn_flops / tp, attn_bytes / tp, ATTENTION_EFFICIENCY, gpu, mbu)
-        lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, self._mfu_at(shape.num_seqs), gpu, mbu)
+        lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, self._mfu_at(num_seqs), gpu, mbu)
         communication_s = self._communication_s(run_tokens)
         gpu_s = dense_s + attention_s + lm_head_s + communication_s
         overhead_s = exposed_s(self.cpu_s[mode], gpu_s, self.overlap)
         total_s = gpu_s + overhead_s
         flops = dense_flops + attn_flops + head_flops
         bytes_ = self.dense_bytes + attn_bytes + self.head_bytes
-        return StepCost(
-            dense_s=dense_s, attention_s=attention_s, lm_head_s=lm_head_s, communication_s=communication_s,
-            overhead_s=overhead_s, total_s=total_s, flops=flops, bytes=bytes_,
-            mfu=flops / (total_s * gpu.peak_flops_per_s * tp), mbu=bytes_ / (total_s * gpu.hbm_bytes_per_s * tp))
+        return (dense_s, attention_s, lm_head_s, communication_s, overhead_s, total_s, flops, bytes_,
+                flops / (total_s * gpu.peak_flops_per_s * tp), bytes_ / (total_s * gpu.hbm_bytes_per_s * tp))
 
     def cpu_s_of(self, num_tokens: int, num_seqs: int) -> float:
         """Host seconds of a step of this size, before any overlap (the fast path prices decode steps with it)."""

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from chunkviz.config import SimConfig
-from chunkviz.cost.roofline import StepCost, StepShape
 from chunkviz.simulator.float_array import FloatArray, GapRuns, expand_runs
 from chunkviz.simulator.events import ChunkScheduled, Finished, FirstToken, Forked, Rejected
 from chunkviz.request import Request
@@ -44,12 +43,12 @@ class RunState:
     def register(self, request: Request) -> None:
         self.requests[request.request_id] = request
 
-    def record_step(self, cost: StepCost, num_stalled: int) -> None:
+    def record_step(self, total_s: float, mfu: float, mbu: float) -> None:
         self.num_steps += 1
-        self.busy_s += cost.total_s
-        self.step_durations_s.append(cost.total_s)
-        self.step_mfu.append(cost.mfu)
-        self.step_mbu.append(cost.mbu)
+        self.busy_s += total_s
+        self.step_durations_s.append(total_s)
+        self.step_mfu.append(mfu)
+        self.step_mbu.append(mbu)
         self.peak_blocks_used = max(self.peak_blocks_used, self.ctx.kv.num_used_blocks())
 
     def to_trace(self, records: tuple, end_s: float, knob_notes: tuple[str, ...] = ()) -> Trace:
@@ -126,20 +125,23 @@ def reject(run: RunState, request: Request, reason: str, now_s: float) -> None:
     run.ctx.emit(Rejected(rid, reason))
 
 
-def shape_and_chunks(plan: Plan, detail: bool) -> tuple[StepShape, tuple[ScheduledChunk, ...]]:
-    """The step's shape for the cost model, and (in detailed runs) what each sequence got."""
+def step_shape(items: list[tuple[SeqState, int]]) -> tuple[int, int, int, int]:
+    """StepShape's four numbers (tokens, sequences, attention pairs, KV read tokens) of the planned items: a chunk
+    of n tokens after p computed ones attends n·p + n(n + 1)/2 pairs and reads p."""
     tokens = pairs = kv_read = 0
-    for seq, n in plan.items:
+    for seq, n in items:
         p = seq.num_computed_tokens
         tokens += n
-        pairs += n * p + n * (n + 1) // 2
+        pairs += p + 1 if n == 1 else n * p + n * (n + 1) // 2  # a decode's pairs without the multiplications
         kv_read += p
-    shape = StepShape(tokens, len(plan.items), pairs, kv_read)
-    if not detail:
-        return shape, ()
-    return shape, tuple(ScheduledChunk(seq.request.request_id, seq.sample_index, n, seq.num_computed_tokens,
-                                       "decode" if seq.is_decode_ready and n == 1 else "prefill")
-                        for seq, n in plan.items)
+    return tokens, len(items), pairs, kv_read
+
+
+def scheduled_chunks(items: list[tuple[SeqState, int]]) -> tuple[ScheduledChunk, ...]:
+    """What each sequence got this step, for a detailed run's StepRecord (read before the plan is applied)."""
+    return tuple(ScheduledChunk(seq.request.request_id, seq.sample_index, n, seq.num_computed_tokens,
+                                "decode" if seq.is_decode_ready and n == 1 else "prefill")
+                 for seq, n in items)
 
 
 def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
@@ -147,7 +149,8 @@ def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
     # Only the paged manager tracks filled slots and prefix keys; the counting one has nothing to record.
     on_computed = ctx.kv.on_computed if ctx.kv.tracks_content else None
     lean = ctx.lean_kv  # below a sequence's cover limit on_computed would change nothing (LeanPrefixCache)
-    for seq, n in list(plan.items):
+    add_gap = run.tbt_gaps_s.append
+    for seq, n in plan.items:  # applying changes running (a finish, a fork), never the plan
         old = seq.num_computed_tokens
         if detail:
             phase = "decode" if seq.is_decode_ready and n == 1 else "prefill"
@@ -157,24 +160,30 @@ def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
         seq.num_computed_tokens = old + n
         if seq.first_scheduled_s is None:
             seq.first_scheduled_s = start_s
-        if seq.num_computed_tokens == seq.num_tokens:
-            _sample_token(run, seq, end_s)
+        if seq.num_computed_tokens != seq.num_tokens:
+            continue
+        # All its tokens are in the KV cache: it samples one at the step's end. The common case (a decode's next
+        # token) is done here, inline, since it runs once per sequence per step; _after_sample does the rest.
+        seq.num_output_tokens += 1
+        seq.num_tokens += 1
+        last_s = seq.last_token_s
+        seq.last_token_s = end_s
+        if last_s is not None:
+            gap_s = end_s - last_s
+            add_gap(gap_s)
+            if seq.max_gap_s is None or gap_s > seq.max_gap_s:
+                seq.max_gap_s = gap_s
+        if last_s is None or seq.token_times_s is not None or seq.num_output_tokens >= seq.request.output_tokens:
+            _after_sample(run, seq, end_s, last_s is None)
 
 
-def _sample_token(run: RunState, seq: SeqState, now_s: float) -> None:
-    rid = seq.request.request_id
-    seq.num_output_tokens += 1
-    seq.num_tokens += 1
-    last_s = seq.last_token_s
-    seq.last_token_s = now_s
+def _after_sample(run: RunState, seq: SeqState, now_s: float, first: bool) -> None:
+    """The rest of sampling a token at now_s (its count, time and gap are done): the token's time in a detailed
+    run, a request's first token (and the samples it forks), and finishing at the last one."""
     if seq.token_times_s is not None:
         seq.token_times_s.append(now_s)
-    if last_s is not None:
-        gap_s = now_s - last_s
-        run.tbt_gaps_s.append(gap_s)
-        if seq.max_gap_s is None or gap_s > seq.max_gap_s:
-            seq.max_gap_s = gap_s
-    else:
+    if first:
+        rid = seq.request.request_id
         if rid not in run.first_token_s:
             run.first_token_s[rid] = now_s
             run.ctx.emit(FirstToken(rid, now_s - seq.request.arrival_s))

@@ -11,13 +11,14 @@ from collections import deque
 from typing import Sequence
 
 from chunkviz.config import SimConfig
-from chunkviz.simulator.apply import RunState, apply_plan, reject, shape_and_chunks
+from chunkviz.simulator.apply import RunState, apply_plan, reject, scheduled_chunks, step_shape
 from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.simulator.decision import decide
 from chunkviz.simulator.events import Arrived, DecodeStalled
 from chunkviz.simulator import fast_forward, fast_kv
 from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, make_kv_manager, num_gpu_blocks
 from chunkviz.cost.profiled import make_step_coster
+from chunkviz.cost.roofline import StepShape
 from chunkviz.request import Request
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.policies.registry import policy_entry
@@ -182,19 +183,22 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
 def _step(run: RunState, plan, cost_of, now_s: float):
     """Price and apply one planned step; returns its end time and, for detailed runs, a builder of its StepRecord
     from the step's events. The decision is taken before the plan is applied (it reads the queues as planned)."""
-    ctx, detail = run.ctx, run.config.record_detail
-    shape, chunks = shape_and_chunks(plan, detail)
-    cost = cost_of(shape)
+    ctx = run.ctx
+    if not run.config.record_detail:  # metrics-only runs (the hot path): the price's three figures, no objects
+        terms = cost_of.terms(*step_shape(plan.items))
+        end_s = now_s + terms[5]
+        _count_stalls(run, _stalled(plan, ctx.running))
+        apply_plan(run, plan, now_s, end_s)
+        run.record_step(terms[5], terms[8], terms[9])  # StepCost's total_s, mfu, mbu
+        return end_s, None
+    chunks = scheduled_chunks(plan.items)
+    cost = cost_of(StepShape(*step_shape(plan.items)))
     start_s, end_s = now_s, now_s + cost.total_s
     stalled = _stalled(plan, ctx.running)
-    decision = decide(ctx, plan, stalled) if detail else None
-    if stalled:
-        run.num_stall_steps += 1
-        ctx.emit(DecodeStalled(tuple(sorted({s.request.request_id for s in stalled}))))
+    decision = decide(ctx, plan, stalled)
+    _count_stalls(run, stalled)
     apply_plan(run, plan, start_s, end_s)
-    run.record_step(cost, len(stalled))
-    if not detail:  # metrics-only runs (the hot path) build no record
-        return end_s, None
+    run.record_step(cost.total_s, cost.mfu, cost.mbu)
 
     def record(events: tuple) -> StepRecord:
         kv = ctx.kv
@@ -204,6 +208,12 @@ def _step(run: RunState, plan, cost_of, now_s: float):
             num_used_blocks=kv.num_used_blocks(), num_stalled_decodes=len(stalled),
             snapshot=take_snapshot(ctx.waiting, ctx.running, kv), decision=decision)
     return end_s, record
+
+
+def _count_stalls(run: RunState, stalled: list[SeqState]) -> None:
+    if stalled:
+        run.num_stall_steps += 1
+        run.ctx.emit(DecodeStalled(tuple(sorted({s.request.request_id for s in stalled}))))
 
 
 def _stalled(plan, running: list[SeqState]) -> list[SeqState]:

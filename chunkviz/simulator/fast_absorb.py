@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import heapq
 
-from chunkviz.cost.roofline import StepShape
 from chunkviz.simulator import fast_kv
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.fast_state import FastForward, Stretch
@@ -69,7 +68,8 @@ def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: 
     pairs = (st.context + st.n + chunk * computed0 + chunk * (chunk + 1) // 2
              + sum(p * (p + 1) // 2 for p in prompts) + new_chunk * (new_chunk + 1) // 2)
     num_seqs = st.n + (prefill is not None) + len(whole) + (chunked is not None)
-    cost = ff.coster(StepShape(tokens, num_seqs, pairs, st.context + computed0))
+    terms = ff.coster.terms(tokens, num_seqs, pairs, st.context + computed0)  # StepCost's fields, in order
+    total_s, mfu, mbu = terms[5], terms[8], terms[9]
     start_s = st.now_s
     if kv is not None:  # the decodes' blocks first, as schedule_running
         if fast_kv.is_lean(kv):
@@ -77,12 +77,12 @@ def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: 
         else:
             fast_kv.step_ops(kv, st.rows, st.bucket_rows, k)
     st.free -= st.allocs_at[k % bs]
-    st.now_s = start_s + cost.total_s
-    st.busy_s += cost.total_s
-    st.durations.append(cost.total_s)
+    st.now_s = start_s + total_s
+    st.busy_s += total_s
+    st.durations.append(total_s)
     ff.step_seqs.append(st.n)
     ff.step_context.append(st.context)
-    ff.mixed_costs.append((len(st.durations) - 1, cost.mfu, cost.mbu))
+    ff.mixed_costs.append((len(st.durations) - 1, mfu, mbu))
     st.ends_s.append(st.now_s)
     st.context += st.n
     done = []  # requests whose only token is their first: freed after the decodes that finished, in plan order
