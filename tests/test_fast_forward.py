@@ -316,3 +316,25 @@ def test_engine_rules_give_identical_json(capsys, case):
         assert fast == exact
         skipped_total += skipped
     assert skipped_total > 0  # the rule's runs do reach steady stretches
+
+
+def test_tensorrt_llm_absorbs_arrivals_and_replays_its_reservation_to_completion():
+    # TensorRT-LLM admits whole prompts after its decodes, as vLLM V1 does, so its arrivals are absorbed into mixed
+    # steps too; under GUARANTEED_NO_EVICT only a request whose blocks to completion (prompt + max_tokens) fit once
+    # every running request's are set aside (policies/trtllm.fits_to_completion), which fast_absorb replays from
+    # the stretch's rows. 40 blocks of 16 tokens: r0 (max_tokens 500) sets aside 38 of them, so of r1 and r2,
+    # arriving together, r1 (2 blocks to completion) is admitted and r2 (6) waits until r0 is done, though its
+    # true 4 blocks would fit the free ones: that step is the exact loop's (so are the steps while r2 waits).
+    reqs = (Request(0, 0.0, 100, 300, max_tokens=500), Request(1, 0.05, 20, 10), Request(2, 0.05, 60, 30))
+    config = make_config("trtllm", 2048, detail=False, num_gpu_blocks=40)
+    fast = simulate(config, reqs)
+    assert fast == simulate(replace(config, fast_forward=False), reqs) and fast.fast_forwarded_steps > 0
+    r0, r1, r2 = fast.requests
+    assert r1.first_scheduled_s < r0.finish_s <= r2.first_scheduled_s
+    # Sent without the reservation's headroom (max_tokens = the true output), r2 fits too: both are absorbed in one
+    # mixed step and only r0's own prefill is an exact step.
+    plain = (Request(0, 0.0, 100, 300), *reqs[1:])
+    fast = simulate(config, plain)
+    assert fast == simulate(replace(config, fast_forward=False), plain)
+    assert fast.requests[1].first_token_s == fast.requests[2].first_token_s
+    assert fast.fast_forwarded_steps == fast.num_steps - 1

@@ -125,7 +125,12 @@ def test_the_vllm_switch_and_the_defaults_name_registry_entries():
     assert not policy_entry(BASELINE_POLICY).chunks(make_config(BASELINE_POLICY).scheduler)
     assert [n for n, e in REGISTRY.items() if e.fast_path] == ["monolithic", "vllm-nochunk", "chunked", "sarathi",
                                                                "sglang", "trtllm", "static"]
-    assert [n for n, e in REGISTRY.items() if e.fast_path_absorbs_arrivals] == ["chunked"]
+    plain = {n: make_config(n).scheduler for n in REGISTRY}
+    assert [n for n, e in REGISTRY.items() if e.absorbs(plain[n])] == ["vllm-nochunk", "chunked", "trtllm"]
+    # TensorRT-LLM's chunked context cuts prompts to whole blocks, which the absorption does not replay
+    chunked_context = replace(plain["trtllm"], trtllm_chunked_context=True)
+    assert not policy_entry("trtllm").absorbs(chunked_context)
+    assert [n for n, e in REGISTRY.items() if e.fast_path_reserve is not None] == ["trtllm"]
 
 
 def _policy_names_in_code(path: Path) -> list[str]:

@@ -136,7 +136,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     run = RunState(config=config, ctx=ctx)
     policy = policy_entry(config.scheduler.policy).schedule
     cost_of = make_step_coster(config, ctx.knobs.step_pricing)
-    ff = fast_forward.make_fast_forward(config, ctx.kv, cost_of, ctx.knobs)
+    ff = fast_forward.make_fast_forward(config, ctx, cost_of)
     records: list[StepRecord] = []
     now_s, num_idle_plans, detail_counts = 0.0, 0, (0, 0)
     step_limit = min(config.max_num_steps, MAX_DETAIL_STEPS) if config.record_detail else config.max_num_steps

@@ -122,6 +122,8 @@ def _admissions(ff: FastForward, st: Stretch, waiting: list[SeqState],
     None when the step would do anything else (see the module docstring)."""
     seats = st.n + (st.prefill is not None)
     slack, bs, whole = st.slack, ff.block_size, []
+    reserve = ff.reserve
+    unreserved = _unreserved_blocks(ff, st) if reserve is not None else 0
     for seq in waiting:
         prompt = seq.num_tokens
         if (seq.num_output_tokens or seq.first_scheduled_s is not None or seq.num_preemptions
@@ -130,14 +132,38 @@ def _admissions(ff: FastForward, st: Stretch, waiting: list[SeqState],
         slack -= -(-(prompt + seq.request.output_tokens - 1) // bs)
         if slack < 0:
             return None  # it would fit now but could run short later
+        if reserve is not None:  # fits_to_completion, no prefix hit: its blocks to completion against the rest
+            unreserved -= reserve(seq.request)
+            if unreserved < 0:
+                return None  # it would wait
         seats += seq.seats_needed
-        if prompt > tokens_left:  # chunked to the tokens left; anyone behind it waits for its prefill
-            return whole, seq, tokens_left
+        if prompt > tokens_left:
+            if not ff.chunks_admissions:
+                return None  # a whole prompt that does not fit waits (head-of-line), as everyone behind it
+            return whole, seq, tokens_left  # chunked to the tokens left; anyone behind it waits for its prefill
         whole.append(seq)
         tokens_left -= prompt
         if not tokens_left and len(whole) < len(waiting):
             return None  # the rest would wait, with no prompt being prefilled to explain it
     return whole, None, 0
+
+
+def _unreserved_blocks(ff: FastForward, st: Stretch) -> int:
+    """TensorRT-LLM's GUARANTEED_NO_EVICT at step st.k's admissions (policies/trtllm.fits_to_completion, with no
+    prefix hit): the free blocks once the step's decodes took theirs, less every running request's blocks to
+    completion beyond those it holds. A row's decode at step k writes its token computed0 + k - join_k; rows that
+    finished before step k were freed. (Absorbing policies with this check do not chunk: no prompt is being
+    prefilled.) Each admission then takes its own blocks to completion off it: what it allocates now and what it
+    still sets aside."""
+    k, bs, reserve = st.k, ff.block_size, ff.reserve
+    unreserved = st.free - st.allocs_at[k % bs]
+    for seq, join_k, _, finish_k, held0, computed0 in st.rows:
+        if finish_k >= k:
+            held = -(-(computed0 + k - join_k + 1) // bs)
+            left = reserve(seq.request) - (held if held > held0 else held0)
+            if left > 0:
+                unreserved -= left
+    return unreserved
 
 
 def _may_hit(ff: FastForward, st: Stretch, candidates: list[SeqState], prefilling: bool) -> bool:

@@ -46,22 +46,25 @@ from typing import Callable
 import numpy as np
 
 from chunkviz.config import SimConfig
-from chunkviz.simulator.knobs import Knobs
 from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster
 from chunkviz.simulator import fast_absorb, fast_kv
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.fast_state import FastForward, Row, Stretch
 from chunkviz.simulator.kv.counting import CountingKvManager
 from chunkviz.simulator.policies.registry import policy_entry
+from chunkviz.simulator.sched_common import SchedContext
 
-def make_fast_forward(config: SimConfig, kv: object, coster: object, knobs: Knobs) -> FastForward | None:
+def make_fast_forward(config: SimConfig, ctx: SchedContext, coster: object) -> FastForward | None:
     """A FastForward when this run may use it, else None (the exact path does everything)."""
     entry = policy_entry(config.scheduler.policy)  # the policy's traits: may its steady stretches be replayed?
+    kv, knobs = ctx.kv, ctx.knobs
     if (not config.fast_forward or config.record_detail or config.cost_profile is not None or not entry.fast_path
             or config.scheduler.long_prefill_token_threshold != 0
             or type(kv) is not CountingKvManager and not fast_kv.is_paged(kv) or type(coster) is not StepCoster):
         return None
-    return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=entry.fast_path_absorbs_arrivals,
+    return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=entry.absorbs(config.scheduler),
+                       chunks_admissions=knobs.chunks_prompts,
+                       reserve=entry.fast_path_reserve(ctx) if entry.fast_path_reserve is not None else None,
                        max_num_seqs=knobs.max_num_seqs, budget_tokens=knobs.max_num_batched_tokens,
                        paged=fast_kv.is_paged(kv), replay=entry.fast_path_replay)
 

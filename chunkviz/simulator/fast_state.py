@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from chunkviz.cost.roofline import StepCoster, StepShape
+from chunkviz.request import Request
 from chunkviz.simulator.sequence import SeqState
 
 # One sequence in a stretch: (seq, first decode step, allocation bucket, finish step, blocks held, computed tokens),
@@ -31,6 +32,9 @@ class FastForward:
     gap_values_s: list[float] = field(default_factory=list)  # the shared token gap of each non-first fast step
     by_n: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
     absorbs_arrivals: bool = False  # PolicyEntry.fast_path_absorbs_arrivals: admissions into a mixed step
+    chunks_admissions: bool = False  # Knobs.chunks_prompts: the last admission may be cut to the tokens left
+    # PolicyEntry.fast_path_reserve's answer: blocks a request sets aside to its completion (None: no such check)
+    reserve: Callable[[Request], int] | None = None
     max_num_seqs: int = 0
     budget_tokens: int = 0
     mixed_costs: list[tuple[int, float, float]] = field(default_factory=list)  # (step index, MFU, MBU) of mixed steps

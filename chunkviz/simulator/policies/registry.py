@@ -15,6 +15,7 @@ from typing import Callable
 
 from chunkviz.config import SchedulerConfig, SimConfig
 from chunkviz.cost.step_pricing import StepPricing
+from chunkviz.request import Request
 from chunkviz.simulator.policies import pricing as pr
 from chunkviz.simulator.policies import defaults as d
 from chunkviz.simulator.policies import refusals as r
@@ -22,7 +23,7 @@ from chunkviz.simulator.policies.orca import schedule_orca
 from chunkviz.simulator.policies.sarathi import schedule_sarathi
 from chunkviz.simulator.policies.sglang import fewest_outputs_victim, replay_decode_steps, schedule_sglang
 from chunkviz.simulator.policies.static import schedule_static
-from chunkviz.simulator.policies.trtllm import schedule_trtllm
+from chunkviz.simulator.policies.trtllm import completion_reserve, schedule_trtllm
 from chunkviz.simulator.policies.vllm import schedule_chunked, schedule_monolithic, schedule_vllm_nochunk
 from chunkviz.simulator.sched_common import Plan, SchedContext, VictimRule, lowest_priority_victim, newest_victim
 
@@ -53,14 +54,20 @@ class PolicyEntry:
     # waiting and the next blocks there its step is _decode_step without a retraction). TensorRT-LLM: with nothing
     # waiting, schedule_trtllm is schedule_running alone (a decode is never cut to a block-sized chunk: its one token
     # is all that remains), and the stretch's slack means no allocation fails, so max-utilization never pauses
-    # anyone; guaranteed-no-evict and max_tokens only gate admissions, which end its stretches (it absorbs none:
-    # that check would read every running request's blocks to completion, policies/trtllm.fits_to_completion).
+    # anyone.
     fast_path: bool = False
-    # The fast path may also absorb the waiting arrivals when their whole prompts fit the budget left after the
-    # decodes, the free seats and the free blocks, into one mixed step (decodes, then the whole prompts:
-    # fast_absorb.absorb replays schedule_running then admit_waiting, as vLLM V1 schedules running requests, then
-    # waiting ones). Needs fast_path.
-    fast_path_absorbs_arrivals: bool = False
+    # The fast path may also absorb the waiting arrivals when their prompts fit the budget left after the decodes,
+    # the free seats and the free blocks, into one mixed step (decodes, then the prompts: fast_absorb.absorb replays
+    # schedule_running then admit_waiting, as vLLM V1 and TensorRT-LLM schedule running requests, then waiting
+    # ones); where the policy chunks prompts (Knobs.chunks_prompts) the last one may be cut to the tokens left and
+    # prefilled over the next mixed steps, else every prompt is whole or the step is the exact loop's. Needs
+    # fast_path. TensorRT-LLM's chunked context cuts prompts to whole blocks, which the absorption does not replay.
+    fast_path_absorbs_arrivals: Trait = False
+    # For an absorbing policy whose admission check sets blocks aside for every running request to its completion
+    # (TensorRT-LLM's GUARANTEED_NO_EVICT, policies/trtllm.fits_to_completion): given the run's context, the blocks
+    # a request sets aside from its start to its end, or None when the run's check sets none aside; fast_absorb
+    # replays the check from the stretch's rows.
+    fast_path_reserve: Callable[[SchedContext], Callable[[Request], int] | None] | None = None
     # What a fast-forwarded stretch does to the policy's own state (SchedContext.policy_state), given each step's
     # running count at planning time; called once per stretch (None: the policy keeps no state across steps).
     fast_path_replay: Callable[[SchedContext, list[int]], None] | None = None
@@ -90,6 +97,10 @@ class PolicyEntry:
     overlap_scheduling: bool = False
     cuda_graphs: pr.GraphRule | None = None
 
+    def absorbs(self, scheduler: SchedulerConfig) -> bool:
+        absorbs = self.fast_path_absorbs_arrivals
+        return absorbs(scheduler) if callable(absorbs) else absorbs
+
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
             raise ValueError(f"policy {self.name}: fast_path_absorbs_arrivals needs fast_path")
@@ -117,7 +128,8 @@ _ENTRIES = (
                 victim=newest_victim, defaults=d.vllm_v1_defaults, label_en="vLLM V1, chunked prefill off",
                 label_zh="vLLM V1（关闭分块预填充）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule (enable_chunked_prefill=False)",
-                refusals=r.VLLM_NO_CHUNK, fast_path=True, vllm_enable_chunked_prefill=False, takes_priority=True,
+                refusals=r.VLLM_NO_CHUNK, fast_path=True, fast_path_absorbs_arrivals=True,
+                vllm_enable_chunked_prefill=False, takes_priority=True,
                 priority_victim=lowest_priority_victim, prefix_caching_default=True,
                 overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
@@ -143,7 +155,8 @@ _ENTRIES = (
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, fast_path=True),
+                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, fast_path=True,
+                fast_path_absorbs_arrivals=lambda s: not s.trtllm_chunked_context, fast_path_reserve=completion_reserve),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
                 follows="Orca (OSDI '22) §2: batch-level scheduling", fast_path=True),

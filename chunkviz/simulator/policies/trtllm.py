@@ -9,6 +9,9 @@ started request is paused (recomputed later) when memory runs out.
 
 from __future__ import annotations
 
+from typing import Callable
+
+from chunkviz.request import Request
 from chunkviz.simulator.reserve_note import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, trtllm_total_tokens
 from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
@@ -21,6 +24,16 @@ def _blocks_to_completion(ctx: SchedContext, seq: SeqState) -> int:
     kv = ctx.kv
     total = trtllm_total_tokens(seq.request, context_limit_tokens(ctx))
     return max(0, kv.blocks_for(total) - kv.num_table_blocks(seq.key))
+
+
+def completion_reserve(ctx: SchedContext) -> Callable[[Request], int] | None:
+    """For the fast path's absorption (registry fast_path_reserve): the blocks GUARANTEED_NO_EVICT sets aside for a
+    request from its start to its end, _blocks_to_completion before it holds any; None under max-utilization, whose
+    admission only needs the blocks of its step."""
+    if ctx.scheduler.trtllm_capacity_policy != "guaranteed-no-evict":
+        return None
+    limit, blocks_for = context_limit_tokens(ctx), ctx.kv.blocks_for
+    return lambda request: blocks_for(trtllm_total_tokens(request, limit))
 
 
 def explain_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> ReserveNote:
