@@ -7,10 +7,12 @@ changes nothing and returns False.
 
 When the exact step does just that: every request admitted is fresh (no output yet, never scheduled or preempted);
 the seats and the budget left after the decodes (and after the prompt being prefilled, which runs before the waiting
-ones) hold the admitted prompts whole in queue order, but the last one, which may be cut to the tokens left
-(vLLM V1's chunked prefill) and is then prefilled over the next steps, one chunk a step, each step's tokens left
-going to it; nobody is left waiting unless such a prompt is being prefilled; the blocks every admitted request will
-hold to its last token fit the stretch's slack; and none can hit the prefix cache. A hit is the exact loop's
+ones) hold the admitted prompts whole in queue order, but the last one, which under a policy that chunks prompts
+(vLLM V1's chunked prefill) may be cut to the tokens left and is then prefilled over the next steps, one chunk a step,
+each step's tokens left going to it (a policy that does not chunk makes a prompt that does not fit wait: the exact
+loop's step); nobody is left waiting unless such a prompt is being prefilled; the blocks every admitted request will
+hold to its last token fit the stretch's slack; the policy's reservation to completion, where it has one
+(TensorRT-LLM's GUARANTEED_NO_EVICT), admits each; and none can hit the prefix cache. A hit is the exact loop's
 business: for one arrival, with no prompt being prefilled, the cache is looked up here; otherwise each must be unable
 to hit at all (the lean cache's prompts whose first block is private, or no prefix cache), since in the exact step
 the later ones look up after the earlier ones (and the prompt being prefilled) cached their blocks.

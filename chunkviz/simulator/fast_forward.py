@@ -15,11 +15,11 @@ state is a few aggregates:
   - when each one finishes (a heap of finish steps),
   - how many of them cross a block boundary at each step (a counter per step modulo block_size),
   - the slack: free blocks minus the blocks the running sequences will still take up to their last token.
-Under a policy whose entry sets `fast_path_absorbs_arrivals` (vLLM V1 with chunked prefill: running requests
-first, then waiting ones), the waiting arrivals are absorbed too when all their whole prompts fit the budget left
-after the decodes, the free seats and the slack (fast_absorb.py): that one mixed step (decodes + the whole prompts)
-is priced by the StepCoster itself, each request samples its first token at the step's end and joins the
-aggregates.
+Under a policy whose entry sets `fast_path_absorbs_arrivals` (vLLM V1 and TensorRT-LLM: running requests first,
+then waiting ones), the waiting arrivals are absorbed too when their prompts fit the budget left after the decodes,
+the free seats, the slack and the policy's own admission check (fast_absorb.py): that mixed step (decodes + the
+prompts) is priced with the StepCoster's arithmetic (StepCoster.terms), each request whose prompt is done samples its
+first token at the step's end and joins the aggregates.
 The rules replayed are chunkviz's own: policies/vllm.schedule_chunked, sched_common.schedule_running /
 admit_waiting / allocate, apply.apply_plan / _sample_token / _finish, apply.RunState.record_step; they follow vLLM V1's
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
