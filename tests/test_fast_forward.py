@@ -338,3 +338,28 @@ def test_tensorrt_llm_absorbs_arrivals_and_replays_its_reservation_to_completion
     assert fast == simulate(replace(config, fast_forward=False), plain)
     assert fast.requests[1].first_token_s == fast.requests[2].first_token_s
     assert fast.fast_forwarded_steps == fast.num_steps - 1
+
+
+def test_sglang_absorbs_arrivals_as_prefill_only_steps():
+    # SGLang runs a prefill batch before the decodes (get_next_batch_to_run): r1 and r2, arriving together while r0
+    # decodes, are admitted whole in a prefill-only step in which r0 stalls, then all three decode. The fast path
+    # does that step itself: r0's gap across it is the shared one, r1's and r2's first gaps run from its end.
+    # r3 arrives later, alone. Only r0's own prefill is an exact step.
+    reqs = make_requests([(0.0, 100, 300), (0.05, 40, 30), (0.05, 50, 1), (0.1, 60, 20)])
+    config = make_config("sglang", 2048, detail=False, prefix_caching=True)
+    fast = simulate(config, reqs)
+    exact = simulate(replace(config, fast_forward=False), reqs)
+    assert fast == exact and fast.requests == exact.requests
+    assert fast.fast_forwarded_steps == fast.num_steps - 1 and fast.num_stall_steps == 2
+    r0, r1, r2, r3 = fast.requests
+    assert r1.first_token_s == r2.first_token_s == r2.finish_s  # one prefill batch; r2's only token is its first
+    assert r0.max_tbt_s > r1.max_tbt_s  # r0's gap spans a prefill step and a decode step, r1's only the decode step
+    # The PrefillAdder's check (input + max_new_tokens below rem_total_tokens) refuses r1 in a small cache: it waits,
+    # batch_is_full latches, and those steps are the exact loop's.
+    small = replace(config, cache=replace(config.cache, num_gpu_blocks=40))
+    tight = (*reqs[:1], Request(1, 0.05, 40, 400), *reqs[2:])
+    fast = simulate(small, tight)
+    assert fast == simulate(replace(small, fast_forward=False), tight)
+    assert 0 < fast.fast_forwarded_steps < fast.num_steps - 1
+    r0, r1, r2, _ = fast.requests
+    assert r1.first_scheduled_s == r2.first_scheduled_s == r0.finish_s  # everyone waited for r0 to finish

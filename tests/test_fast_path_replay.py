@@ -67,4 +67,9 @@ def test_a_replay_needs_a_decode_only_fast_path():
     assert entry.fast_path and entry.fast_path_replay is sglang.replay_decode_steps
     fields = {f: getattr(entry, f) for f in PolicyEntry.__dataclass_fields__}
     with pytest.raises(ValueError, match="fast_path_replay replays decode-only stretches"):
-        PolicyEntry(**{**fields, "fast_path_absorbs_arrivals": True})
+        PolicyEntry(**{**fields, "fast_path_absorbs_arrivals": True, "fast_path_prefill_first": False})
+    with pytest.raises(ValueError, match="fast_path_prefill_first needs fast_path_absorbs_arrivals"):
+        PolicyEntry(**{**fields, "fast_path_absorbs_arrivals": False})
+    # SGLang absorbs arrivals as prefill-only steps, unless --enable-mixed-chunk adds the decodes to them
+    assert entry.fast_path_prefill_first and entry.absorbs(SchedulerConfig("sglang", 512))
+    assert not entry.absorbs(SchedulerConfig("sglang", 512, sglang_enable_mixed_chunk=True))

@@ -126,7 +126,7 @@ def test_the_vllm_switch_and_the_defaults_name_registry_entries():
     assert [n for n, e in REGISTRY.items() if e.fast_path] == ["monolithic", "vllm-nochunk", "chunked", "sarathi",
                                                                "sglang", "trtllm", "static"]
     plain = {n: make_config(n).scheduler for n in REGISTRY}
-    assert [n for n, e in REGISTRY.items() if e.absorbs(plain[n])] == ["vllm-nochunk", "chunked", "trtllm"]
+    assert [n for n, e in REGISTRY.items() if e.absorbs(plain[n])] == ["vllm-nochunk", "chunked", "sglang", "trtllm"]
     # TensorRT-LLM's chunked context cuts prompts to whole blocks, which the absorption does not replay
     chunked_context = replace(plain["trtllm"], trtllm_chunked_context=True)
     assert not policy_entry("trtllm").absorbs(chunked_context)

@@ -19,14 +19,18 @@ Under a policy whose entry sets `fast_path_absorbs_arrivals` (vLLM V1 and Tensor
 then waiting ones), the waiting arrivals are absorbed too when their prompts fit the budget left after the decodes,
 the free seats, the slack and the policy's own admission check (fast_absorb.py): that mixed step (decodes + the
 prompts) is priced with the StepCoster's arithmetic (StepCoster.terms), each request whose prompt is done samples its
-first token at the step's end and joins the aggregates.
+first token at the step's end and joins the aggregates. Under SGLang (prefill first, `fast_path_prefill_first`) the
+admissions form a prefill-only step of their own, between two decode steps, in which every decode stalls; the
+stretch's k then counts decode steps only (the rows, ends_s and the block buckets are indexed by it), and its
+prefill-only steps are recorded in Stretch.stalls.
 The rules replayed are chunkviz's own: policies/vllm.schedule_chunked, sched_common.schedule_running /
 admit_waiting / allocate, apply.apply_plan / _sample_token / _finish, apply.RunState.record_step; they follow vLLM V1's
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical, host time included (step_pricing: the decode batch's CUDA-graph mode and padding come from the
 coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)). Token gaps of a step are one run
-(value, count): from the second step on every sequence's previous token came at the previous step's end. MFU and
+(value, count): from the second decode step on every sequence's previous token came at the previous decode step's
+end, but a joiner's from a prefill-only step, whose first gap is its own (an exact gap among the runs). MFU and
 MBU are filled in afterwards with numpy (the same IEEE operations element-wise). With the paged manager (prefix
 caching, vLLM V1 parallel samples) the stretch also does the few block operations of each step in the exact loop's
 order (fast_kv.py; on the lean prefix cache in bulk at each read of the cache), and absorbs only arrivals
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import operator
 from typing import Callable
 
@@ -62,8 +67,9 @@ def make_fast_forward(config: SimConfig, ctx: SchedContext, coster: object) -> F
             or config.scheduler.long_prefill_token_threshold != 0
             or type(kv) is not CountingKvManager and not fast_kv.is_paged(kv) or type(coster) is not StepCoster):
         return None
+    prefill_first = entry.fast_path_prefill_first
     return FastForward(coster=coster, block_size=kv.block_size, absorbs_arrivals=entry.absorbs(config.scheduler),
-                       chunks_admissions=knobs.chunks_prompts,
+                       chunks_admissions=knobs.chunks_prompts and not prefill_first, prefill_first=prefill_first,
                        reserve=entry.fast_path_reserve(ctx) if entry.fast_path_reserve is not None else None,
                        max_num_seqs=knobs.max_num_seqs, budget_tokens=knobs.max_num_batched_tokens,
                        paged=fast_kv.is_paged(kv), replay=entry.fast_path_replay)
@@ -143,7 +149,8 @@ def _start(ff: FastForward, run: RunState, rows: list[Row], slack: int, now_s: f
                     busy_s=run.busy_s, num_steps=run.num_steps, n=len(rows),
                     context=sum(row[5] for row in rows), allocs_at=allocs_at, finishes=finishes,
                     total_blocks=kv.num_total_blocks, durations=run.step_durations_s,
-                    kv=kv if ff.paged else None, bucket_rows=bucket_rows)
+                    kv=kv if ff.paged else None, bucket_rows=bucket_rows, replay_from=len(ff.step_seqs),
+                   first_step=run.num_steps, live=list(range(len(rows))))
 
 
 def _steady(ff: FastForward, st: Stretch, next_arrival_s: float, step_limit: int) -> None:
@@ -221,15 +228,19 @@ def _finish_stretch(ff: FastForward, run: RunState, st: Stretch, first_step: int
     """Shared gaps, then every sequence's state, the KV counter and the run's totals, as the exact loop left them."""
     ends_s = st.ends_s
     fast_kv.flush_pending(st, st.k)
-    # From the second step on, every decoding sequence's previous token came at the previous step's end: one
-    # shared gap per step (the subtraction the exact loop does); entry sequences take a running maximum of them.
+    # From the second decode step on, every decoding sequence's previous token came at the previous decode step's end
+    # (a prefill-only step between them stalls them all): one shared gap per step (the subtraction the exact loop
+    # does); entry sequences take a running maximum of them, a joiner from a prefill-only step its own first gap.
     shared_gaps_s = list(map(operator.sub, ends_s[1:], ends_s))
     ff.gap_values_s.extend(shared_gaps_s)
     prefix_max_s = list(itertools.accumulate(shared_gaps_s, max))
-    _materialize(ff, run, st, shared_gaps_s, prefix_max_s)
-    ff.stretches.append((first_step, len(ends_s), len(run.tbt_gaps_s)))
-    if ff.replay is not None:  # e.g. SGLang's new_token_ratio, decayed once per step as its exact loop does
-        ff.replay(run.ctx, ff.step_seqs[len(ff.step_seqs) - len(ends_s):])
+    first_gaps_s = _materialize(ff, run, st, shared_gaps_s, prefix_max_s)
+    position = len(run.tbt_gaps_s)  # the runs go after the entry sequences' first gaps ...
+    run.tbt_gaps_s.extend(gap_s for _, gap_s in first_gaps_s)  # ... and around the joiners' own first gaps
+    ff.stretches.append((first_step, st.num_steps - first_step, position, st.stalls,
+                         [k for k, _ in first_gaps_s]))
+    if ff.replay is not None:  # e.g. SGLang's new_token_ratio, decayed once per decode step as its exact loop does
+        ff.replay(run.ctx, ff.step_seqs[st.replay_from:])
     if st.kv is None:
         run.ctx.kv._num_free = st.free  # the counting manager's own arithmetic, replayed
     else:  # the paged manager did the operations themselves; the arithmetic (peak, slack) must have followed them
@@ -238,12 +249,15 @@ def _finish_stretch(ff: FastForward, run: RunState, st: Stretch, first_step: int
 
 
 def _materialize(ff: FastForward, run: RunState, st: Stretch, shared_gaps_s: list[float],
-                 prefix_max_s: list[float]) -> None:
-    """Write the stretch's outcome back into each SeqState and the results; running = survivors, joiners last."""
+                 prefix_max_s: list[float]) -> list[tuple[int, float]]:
+    """Write the stretch's outcome back into each SeqState and the results; running = survivors, joiners last.
+    Returns the own first gaps of the joiners from prefill-only steps that decoded, as (decode step, gap), in the
+    exact loop's order."""
     bs, num_steps, ends_s = ff.block_size, len(st.ends_s), st.ends_s
     kv, gaps, live = st.kv, run.tbt_gaps_s, []
     held_by_seq = run.ctx.kv.num_seq_blocks if kv is None else None
-    joiner_tops_s = iter(_joiner_top_gaps_s(st.rows, num_steps, shared_gaps_s))
+    first_gaps_s = [(k, ends_s[k] - end_s, i) for k, i, end_s in st.specials if k < num_steps]
+    joiner_tops_s = iter(_joiner_top_gaps_s(st.rows, num_steps, shared_gaps_s, first_gaps_s))
     for seq, join_k, _, finish_k, held, computed0 in st.rows:
         last_k = finish_k if finish_k < num_steps else num_steps - 1
         top_s = seq.max_gap_s
@@ -281,30 +295,45 @@ def _materialize(ff: FastForward, run: RunState, st: Stretch, shared_gaps_s: lis
     if st.prefill is not None:  # a prompt still being chunked: admitted after every row (it took the rest of the budget)
         live.append(st.prefill)
     run.ctx.running[:] = live
+    return [(k, gap_s) for k, gap_s, _ in first_gaps_s]
 
 
-def _joiner_top_gaps_s(rows: list, num_steps: int, shared_gaps_s: list[float]) -> list[float]:
-    """max(shared_gaps_s[join_k - 1:last_k]) of every joiner that decoded in the stretch, in row order, in one numpy
-    pass (a slice and max per joiner cost ~4M element copies in the 20k run). np.maximum.reduceat over the spans'
-    ends interleaved [lo0, hi0, lo1, hi1, ...] reduces each span at the even places; with the spans sorted by lo,
-    the odd places' spans [hi_i, lo_i+1) lie in disjoint [lo_i, lo_i+1), so the whole pass is linear. A maximum is
-    exact, so the floats are the slices' own."""
-    lo, hi = [], []
-    for _, join_k, _, finish_k, _, _ in rows:
+def _joiner_top_gaps_s(rows: list, num_steps: int, shared_gaps_s: list[float],
+                       first_gaps_s: list[tuple[int, float, int]]) -> list[float]:
+    """The longest gap of every joiner that decoded in the stretch, in row order: max(shared_gaps_s[join_k - 1:
+    last_k]), or for a joiner from a prefill-only step the larger of its own first gap (first_gaps_s: (decode step,
+    gap, row)) and max(shared_gaps_s[join_k:last_k]). A slice and max per joiner cost ~4M element copies in the 20k
+    run, so the spans' maxima come from one numpy pass (_spans_max)."""
+    own_s = {i: gap_s for _, gap_s, i in first_gaps_s}
+    lo, hi, tops = [], [], []
+    for i, (_, join_k, _, finish_k, _, _) in enumerate(rows):
         last_k = finish_k if finish_k < num_steps else num_steps - 1
         if join_k and last_k >= join_k:
-            lo.append(join_k - 1)
+            start = join_k if i in own_s else join_k - 1
+            tops.append(own_s.get(i, -math.inf))
+            lo.append(start if last_k > start else -1)  # -1: no shared gap, its own first one only
             hi.append(last_k)
-    if not lo:
+    if not tops:
         return []
-    order = np.argsort(np.array(lo, dtype=np.int64), kind="stable")
-    spans = np.empty(2 * len(lo), dtype=np.int64)
-    spans[0::2], spans[1::2] = np.array(lo)[order], np.array(hi)[order]
-    # a -inf sentinel: a span may end at the last gap, and reduceat's places must index into the array
-    values = np.array(shared_gaps_s + [-np.inf], dtype=np.float64)
-    tops = np.empty(len(lo), dtype=np.float64)
-    tops[order] = np.maximum.reduceat(values, spans)[0::2]
-    return tops.tolist()
+    return [top_s if top_s >= span_s else span_s for top_s, span_s in zip(tops, _spans_max(lo, hi, shared_gaps_s))]
+
+
+def _spans_max(lo: list[int], hi: list[int], values_s: list[float]) -> list[float]:
+    """max(values_s[lo_i:hi_i]) of each span, -inf for a span marked empty (lo_i = -1), in one numpy pass:
+    np.maximum.reduceat over the spans' ends interleaved [lo0, hi0, lo1, hi1, ...] reduces each span at the even
+    places; with the spans sorted by lo, the odd places' spans [hi_i, lo_i+1) lie in disjoint [lo_i, lo_i+1), so the
+    pass is linear. A maximum is exact, so the floats are the slices' own."""
+    lo_arr, hi_arr = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
+    out = np.full(len(lo), -np.inf)
+    present = np.flatnonzero(lo_arr >= 0)
+    if present.size:
+        order = present[np.argsort(lo_arr[present], kind="stable")]
+        spans = np.empty(2 * order.size, dtype=np.int64)
+        spans[0::2], spans[1::2] = lo_arr[order], hi_arr[order]
+        # a -inf sentinel: a span may end at the last gap, and reduceat's places must index into the array
+        values = np.array(values_s + [-np.inf], dtype=np.float64)
+        out[order] = np.maximum.reduceat(values, spans)[0::2]
+    return out.tolist()
 
 
 def finalize(ff: FastForward, run: RunState) -> None:
@@ -312,8 +341,8 @@ def finalize(ff: FastForward, run: RunState) -> None:
     if not ff.stretches:
         return
     c = ff.coster
-    firsts = np.array([first for first, _, _ in ff.stretches], dtype=np.int64)
-    counts = np.array([count for _, count, _ in ff.stretches], dtype=np.int64)
+    firsts = np.array([stretch[0] for stretch in ff.stretches], dtype=np.int64)
+    counts = np.array([stretch[1] for stretch in ff.stretches], dtype=np.int64)
     offsets = np.cumsum(counts) - counts
     # Global step index of every fast step: its stretch's first step plus its place inside the stretch.
     index = np.repeat(firsts - offsets, counts) + np.arange(int(counts.sum()), dtype=np.int64)
@@ -337,19 +366,22 @@ def finalize(ff: FastForward, run: RunState) -> None:
 
 
 def _gap_runs(ff: FastForward) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(position in the exact gap list, gap, copies) of every non-first fast step, in step order, as arrays."""
-    first = np.zeros(len(ff.step_seqs), dtype=bool)
-    first[[start for start, _, _ in _fast_offsets(ff)]] = True
-    counts = np.array(ff.step_seqs, dtype=np.int64)[~first]
-    positions = np.repeat(np.array([p for _, _, p in ff.stretches], dtype=np.int64),
-                          [count - 1 for _, count, _ in ff.stretches])
-    return positions, np.array(ff.gap_values_s, dtype=np.float64), counts
-
-
-def _fast_offsets(ff: FastForward) -> list[tuple[int, int, int]]:
-    """Each stretch's offset into the fast-step lists, with its length and gap position."""
-    out, offset = [], 0
-    for _, count, position in ff.stretches:
-        out.append((offset, count, position))
+    """(position in the exact gap list, gap, copies) of every fast decode step but each stretch's first, in step
+    order, as arrays. A stretch's runs go at its gap position, moved past the joiners' own first gaps of earlier
+    steps; a step's copies are its decodes less those joiners (prefill-only steps have no run)."""
+    keep = np.ones(len(ff.step_seqs), dtype=bool)
+    counts = np.array(ff.step_seqs, dtype=np.int64)
+    positions, offset = [], 0
+    for _, count, position, stalls, own_ks in ff.stretches:
+        keep[offset] = False  # a stretch's first step: its gaps are the entry sequences' own (exact ones)
+        if not stalls:
+            positions.append(np.full(count - 1, position, dtype=np.int64))
+        else:
+            decode_places = np.delete(np.arange(count, dtype=np.int64), stalls)  # decode step k's place in the stretch
+            keep[offset + np.asarray(stalls, dtype=np.int64)] = False
+            own = np.asarray(own_ks, dtype=np.int64)
+            positions.append(position + np.searchsorted(own, np.arange(1, decode_places.size), side="left"))
+            np.subtract.at(counts, offset + decode_places[own], 1)
         offset += count
-    return out
+    return (np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64),
+            np.array(ff.gap_values_s, dtype=np.float64), counts[keep])

@@ -26,7 +26,8 @@ class FastForward:
 
     coster: StepCoster
     block_size: int
-    stretches: list[tuple[int, int, int]] = field(default_factory=list)  # (first step, steps, gap position)
+    # (first step, steps, gap position, its prefill-only steps' places in it, decode steps with a joiner's own gap)
+    stretches: list[tuple[int, int, int, list[int], list[int]]] = field(default_factory=list)
     step_seqs: list[int] = field(default_factory=list)  # n of each fast step
     step_context: list[int] = field(default_factory=list)  # summed context (kv_read_tokens) of each fast step
     gap_values_s: list[float] = field(default_factory=list)  # the shared token gap of each non-first fast step
@@ -35,6 +36,8 @@ class FastForward:
     chunks_admissions: bool = False  # Knobs.chunks_prompts: the last admission may be cut to the tokens left
     # PolicyEntry.fast_path_reserve's answer: blocks a request sets aside to its completion (None: no such check)
     reserve: Callable[[Request], int] | None = None
+    # PolicyEntry.fast_path_prefill_first: admissions form a prefill-only step of their own (SGLang), not a mixed one
+    prefill_first: bool = False
     max_num_seqs: int = 0
     budget_tokens: int = 0
     mixed_costs: list[tuple[int, float, float]] = field(default_factory=list)  # (step index, MFU, MBU) of mixed steps
@@ -80,3 +83,14 @@ class Stretch:
     # A fresh request whose prompt is being chunked over the stretch's mixed steps (fast_absorb), its SeqState kept
     # as the exact loop keeps it; it becomes a row when its last chunk samples its first token.
     prefill: SeqState | None = None
+    # Prefill-only steps (fast_absorb._prefill_step, SGLang): k counts decode steps only (ends_s and the rows are
+    # indexed by it), so a stretch's steps are its decode steps plus these, at their places among all its steps.
+    stalls: list[int] = field(default_factory=list)
+    # (decode step, row, end of its prefill step) of each joiner from a prefill-only step: its first token gap runs
+    # from that end to its first decode, not from the previous decode step's end as everyone else's
+    specials: list[tuple[int, int, float]] = field(default_factory=list)
+    replay_from: int = 0  # FastForward.step_seqs before this index were replayed into the policy's state already
+    first_step: int = 0  # the run's step count when the stretch began
+    # Indices of rows that may still run, in running order; rows that finished are pruned only when it is read
+    # (fast_absorb._live_rows), so the steady loop never touches it.
+    live: list[int] = field(default_factory=list)

@@ -68,6 +68,11 @@ class PolicyEntry:
     # a request sets aside from its start to its end, or None when the run's check sets none aside; fast_absorb
     # replays the check from the stretch's rows.
     fast_path_reserve: Callable[[SchedContext], Callable[[Request], int] | None] | None = None
+    # For an absorbing policy that runs prefills first (SGLang's get_next_batch_to_run without mixed chunks): the
+    # absorbed admissions form a prefill-only step of their own in which the decodes stall, admitted under its
+    # PrefillAdder check (rem_total_tokens, read from the stretch's rows and the replayed new_token_ratio), the
+    # policy's plan-time state (a shrink, the running count) updated as schedule_sglang does (fast_absorb.py).
+    fast_path_prefill_first: bool = False
     # What a fast-forwarded stretch does to the policy's own state (SchedContext.policy_state), given each step's
     # running count at planning time; called once per stretch (None: the policy keeps no state across steps).
     fast_path_replay: Callable[[SchedContext, list[int]], None] | None = None
@@ -104,9 +109,12 @@ class PolicyEntry:
     def __post_init__(self) -> None:
         if self.fast_path_absorbs_arrivals and not self.fast_path:
             raise ValueError(f"policy {self.name}: fast_path_absorbs_arrivals needs fast_path")
-        if self.fast_path_replay is not None and (self.fast_path_absorbs_arrivals or not self.fast_path):
+        if self.fast_path_replay is not None and (not self.fast_path or self.fast_path_absorbs_arrivals
+                                                  and not self.fast_path_prefill_first):
             raise ValueError(f"policy {self.name}: fast_path_replay replays decode-only stretches (fast_path on, "
-                             f"fast_path_absorbs_arrivals off)")
+                             f"fast_path_absorbs_arrivals off, or on with fast_path_prefill_first)")
+        if self.fast_path_prefill_first and not self.fast_path_absorbs_arrivals:
+            raise ValueError(f"policy {self.name}: fast_path_prefill_first needs fast_path_absorbs_arrivals")
 
     def chunks(self, scheduler: SchedulerConfig) -> bool:
         return self.chunks_prompts(scheduler) if callable(self.chunks_prompts) else self.chunks_prompts
@@ -149,7 +157,8 @@ _ENTRIES = (
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
                 takes_priority=True, prefix_caching_default=True,
                 overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
-                fast_path=True, fast_path_replay=replay_decode_steps),
+                fast_path=True, fast_path_replay=replay_decode_steps,
+                fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),
     PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
