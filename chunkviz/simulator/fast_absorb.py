@@ -27,8 +27,6 @@ import heapq
 from chunkviz.simulator import fast_kv
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.fast_state import FastForward, Stretch
-from chunkviz.simulator.policies import sglang
-from chunkviz.simulator.policies.reservation import context_limit_tokens, sglang_max_new_tokens
 from chunkviz.simulator.sched_common import allocate
 from chunkviz.simulator.sequence import SeqState
 
@@ -40,8 +38,6 @@ def absorb(ff: FastForward, run: RunState, st: Stretch) -> bool:
     waiting, prefill = run.ctx.waiting, st.prefill
     if not waiting and prefill is None:
         return True
-    if ff.prefill_first:
-        return _prefill_step(ff, run, st)
     tokens_left, chunk = ff.budget_tokens - st.n, 0
     if prefill is not None:  # running, after every decode: schedule_running gives it the tokens left
         chunk = min(prefill.num_tokens - prefill.num_computed_tokens, tokens_left)
@@ -50,11 +46,11 @@ def absorb(ff: FastForward, run: RunState, st: Stretch) -> bool:
         tokens_left -= chunk
     whole, chunked, new_chunk = [], None, 0
     if waiting and tokens_left > 0:  # admit_waiting
-        admissions = _admissions(ff, st, list(waiting), tokens_left)
-        if admissions is None:
+        admitted = admissions(ff, st, list(waiting), tokens_left)
+        if admitted is None:
             return False
-        whole, chunked, new_chunk = admissions
-        if _may_hit(ff, st, whole + ([chunked] if chunked is not None else []), prefill is not None):
+        whole, chunked, new_chunk = admitted
+        if may_hit(ff, st, whole + ([chunked] if chunked is not None else []), prefill is not None):
             return False
     elif waiting and prefill is None:
         return False  # the decodes take the whole budget: the waiting ones wait, which no stretch step models
@@ -81,7 +77,7 @@ def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: 
         else:
             fast_kv.step_ops(kv, st.rows, st.bucket_rows, k)
     st.free -= st.allocs_at[k % bs]
-    _record(ff, st, ff.coster.terms(tokens, num_seqs, pairs, st.context + computed0))
+    record_priced(ff, st, ff.coster.terms(tokens, num_seqs, pairs, st.context + computed0))
     st.ends_s.append(st.now_s)
     st.context += st.n
     done = []  # requests whose only token is their first: freed after the decodes that finished, in plan order
@@ -91,16 +87,16 @@ def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: 
             st.prefill = None
             if not _sample_first(ff, run, st, prefill, fast_kv.held_blocks(run.ctx.kv, prefill), k + 1):
                 done.append(prefill)
-    _admit_whole(ff, run, st, whole, start_s, k + 1, done)
+    admit_whole(ff, run, st, whole, start_s, k + 1, done)
     if chunked is not None:
         _start_prefill(ff, run, st, chunked, new_chunk, start_s)
     _finish_due(ff, st, k)
-    _free_done(run, st, done)
+    free_done(run, st, done)
     st.num_steps += 1
     st.k = k + 1
 
 
-def _record(ff: FastForward, st: Stretch, terms: tuple[float, ...]) -> None:
+def record_priced(ff: FastForward, st: Stretch, terms: tuple[float, ...]) -> None:
     """A priced step (StepCoster.terms) into the stretch's lists, its MFU and MBU kept apart (finalize's arithmetic
     is a decode step's)."""
     total_s = terms[5]
@@ -112,7 +108,7 @@ def _record(ff: FastForward, st: Stretch, terms: tuple[float, ...]) -> None:
     ff.mixed_costs.append((len(st.durations) - 1, terms[8], terms[9]))
 
 
-def _admit_whole(ff: FastForward, run: RunState, st: Stretch, whole: list[SeqState], start_s: float, join_k: int,
+def admit_whole(ff: FastForward, run: RunState, st: Stretch, whole: list[SeqState], start_s: float, join_k: int,
                  done: list[SeqState]) -> None:
     """admit_waiting's order: each allocates (and caches) its whole prompt before the next one's turn, and samples
     its first token at the step's end; one whose only token that was joins `done`."""
@@ -126,7 +122,7 @@ def _admit_whole(ff: FastForward, run: RunState, st: Stretch, whole: list[SeqSta
             done.append(seq)
 
 
-def _free_done(run: RunState, st: Stretch, done: list[SeqState]) -> None:
+def free_done(run: RunState, st: Stretch, done: list[SeqState]) -> None:
     """Free the requests that finished with their first token (after the step's finished decodes, in plan order),
     then read the peak as record_step does."""
     kv = st.kv
@@ -142,75 +138,7 @@ def _free_done(run: RunState, st: Stretch, done: list[SeqState]) -> None:
         st.peak = st.total_blocks - st.free
 
 
-def _prefill_step(ff: FastForward, run: RunState, st: Stretch) -> bool:
-    """SGLang's plan (policies/sglang.schedule_sglang) with arrivals waiting and no prompt being prefilled: a prefill
-    batch of new requests, before the next decode step, in which every decode stalls. Absorbed when, with the
-    policy's state as the exact loop holds it at this plan (the stretch's decode steps replayed), batch_is_full is
-    not latched and every waiting request is admitted whole (seats, budget, slack, PrefillAdder's check, no prefix
-    hit); False, with the state equal to the exact loop's before this plan, otherwise."""
-    ctx = run.ctx
-    if len(ff.step_seqs) > st.replay_from:  # the decode steps since the last replay (none: a SHRANK stays pending)
-        ff.replay(ctx, ff.step_seqs[st.replay_from:])
-        st.replay_from = len(ff.step_seqs)
-    if ctx.policy_state.get(sglang.BATCH_IS_FULL, 0.0):
-        return False  # get_new_batch_prefill forms no batch: the arrivals wait through decode steps
-    admissions = _admissions(ff, st, list(ctx.waiting), ff.budget_tokens)
-    if admissions is None or not admissions[0] or not _prefill_adder_admits(ff, run, st, admissions[0]):
-        return False
-    if _may_hit(ff, st, admissions[0], False):
-        return False
-    _apply_prefill_step(ff, run, st, admissions[0])
-    return True
-
-
-def _prefill_adder_admits(ff: FastForward, run: RunState, st: Stretch, whole: list[SeqState]) -> bool:
-    """PrefillAdder.add_one_req for each in turn (policies/sglang.fits_rem_total, no prefix hit): input +
-    min(max_new_tokens, 4096) below rem_total_tokens, the free KV tokens less every running request's expected
-    writes, summed in running order as rem_total_tokens sums them: a row's remaining output times new_token_ratio
-    (its outputs at decode step k: computed0 + 1 - prompt + k - join_k), then each request admitted before it
-    in this batch, whose blocks are taken and whose whole remaining output counts (it is not decoding yet)."""
-    ctx, k, bs = run.ctx, st.k, ff.block_size
-    ratio, limit = sglang.new_token_ratio(ctx), context_limit_tokens(ctx)
-    offset, rows = 0.0, st.rows
-    for i in _live_rows(st):
-        seq, join_k, _, _, _, computed0 = rows[i]
-        outputs = computed0 + 1 - seq.request.prompt_tokens + k - join_k
-        offset += min(sglang_max_new_tokens(seq.request, limit) - outputs, sglang.CLIP_MAX_NEW_TOKENS) * ratio
-    free = st.free
-    for seq in whole:
-        max_new = min(sglang_max_new_tokens(seq.request, limit), sglang.CLIP_MAX_NEW_TOKENS)
-        if not seq.num_tokens + max_new < free * bs - offset:
-            return False  # NO_TOKEN: it waits and batch_is_full latches, which the exact loop does
-        free -= -(-seq.num_tokens // bs)
-        offset += max_new
-    return True
-
-
-def _apply_prefill_step(ff: FastForward, run: RunState, st: Stretch, whole: list[SeqState]) -> None:
-    """The prefill batch _prefill_step checked: schedule_sglang's plan-time state (a batch smaller than at the last
-    plan marks a shrink for the next decode step; the running count after admission is remembered), the step
-    priced from the prompts alone, each request admitted and sampling its first token at the step's end, becoming
-    a row whose first decode is the stretch's next decode step k; the stretch's decodes stall (engine._stalled)."""
-    state, k = run.ctx.policy_state, st.k
-    if st.n < state.get(sglang.RUNNING_AFTER_LAST_PLAN, 0.0):
-        state[sglang.SHRANK] = 1.0
-    state[sglang.RUNNING_AFTER_LAST_PLAN] = float(st.n + len(whole))
-    prompts = [seq.num_tokens for seq in whole]
-    start_s = st.now_s
-    fast_kv.flush_pending(st, k)  # the decode steps' pops come before this step's
-    st.stalls.append(st.num_steps - st.first_step)
-    _record(ff, st, ff.coster.terms(sum(prompts), len(whole), sum(p * (p + 1) // 2 for p in prompts), 0))
-    st.replay_from = len(ff.step_seqs)  # no decode step: never replayed
-    run.num_stall_steps += 1
-    done: list[SeqState] = []
-    first_row = len(st.rows)
-    _admit_whole(ff, run, st, whole, start_s, k, done)
-    st.specials.extend((k, i, st.now_s) for i in range(first_row, len(st.rows)))
-    _free_done(run, st, done)
-    st.num_steps += 1
-
-
-def _admissions(ff: FastForward, st: Stretch, waiting: list[SeqState],
+def admissions(ff: FastForward, st: Stretch, waiting: list[SeqState],
                 tokens_left: int) -> tuple[list[SeqState], SeqState | None, int] | None:
     """(whole prompts, the chunked last one or None, its chunk) as admit_waiting admits them with `tokens_left`;
     None when the step would do anything else (see the module docstring)."""
@@ -251,7 +179,7 @@ def _unreserved_blocks(ff: FastForward, st: Stretch) -> int:
     still sets aside."""
     k, bs, reserve, rows = st.k, ff.block_size, ff.reserve, st.rows
     unreserved = st.free - st.allocs_at[k % bs]
-    for i in _live_rows(st):
+    for i in live_rows(st):
         seq, join_k, _, _, held0, computed0 = rows[i]
         held = -(-(computed0 + k - join_k + 1) // bs)
         left = reserve(seq.request) - (held if held > held0 else held0)
@@ -260,7 +188,7 @@ def _unreserved_blocks(ff: FastForward, st: Stretch) -> int:
     return unreserved
 
 
-def _live_rows(st: Stretch) -> list[int]:
+def live_rows(st: Stretch) -> list[int]:
     """The rows still running at step st.k's plan (a row finishing at step k still is), in running order; the ones
     that finished are pruned here, so a check reading them costs the running count, not the stretch's rows."""
     rows, k = st.rows, st.k
@@ -268,7 +196,7 @@ def _live_rows(st: Stretch) -> list[int]:
     return st.live
 
 
-def _may_hit(ff: FastForward, st: Stretch, candidates: list[SeqState], prefilling: bool) -> bool:
+def may_hit(ff: FastForward, st: Stretch, candidates: list[SeqState], prefilling: bool) -> bool:
     """Could the exact step find a prefix hit for one of them (see the module docstring)?"""
     kv = st.kv
     if kv is None or not kv.enable_prefix_caching:

@@ -20,11 +20,11 @@ then waiting ones), the waiting arrivals are absorbed too when their prompts fit
 the free seats, the slack and the policy's own admission check (fast_absorb.py): that mixed step (decodes + the
 prompts) is priced with the StepCoster's arithmetic (StepCoster.terms), each request whose prompt is done samples its
 first token at the step's end and joins the aggregates. Under SGLang (prefill first, `fast_path_prefill_first`) the
-admissions form a prefill-only step of their own, between two decode steps, in which every decode stalls; the
-stretch's k then counts decode steps only (the rows, ends_s and the block buckets are indexed by it), and its
-prefill-only steps are recorded in Stretch.stalls.
+admissions form a prefill-only step of their own (fast_prefill.py), between two decode steps, in which every
+decode stalls; the stretch's k then counts decode steps only (the rows, ends_s and the block buckets are indexed by
+it), and its prefill-only steps are recorded in Stretch.stalls.
 The rules replayed are chunkviz's own: policies/vllm.schedule_chunked, sched_common.schedule_running /
-admit_waiting / allocate, apply.apply_plan / _sample_token / _finish, apply.RunState.record_step; they follow vLLM V1's
+admit_waiting / allocate, apply.apply_plan / _after_sample / _finish, apply.RunState.record_step; they follow vLLM V1's
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical, host time included (step_pricing: the decode batch's CUDA-graph mode and padding come from the
@@ -52,7 +52,7 @@ import numpy as np
 
 from chunkviz.config import SimConfig
 from chunkviz.cost.roofline import ATTENTION_EFFICIENCY, StepCoster
-from chunkviz.simulator import fast_absorb, fast_kv
+from chunkviz.simulator import fast_absorb, fast_kv, fast_prefill
 from chunkviz.simulator.apply import RunState
 from chunkviz.simulator.fast_state import FastForward, Row, Stretch
 from chunkviz.simulator.kv.counting import CountingKvManager
@@ -129,7 +129,7 @@ def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[f
         if st.num_steps >= step_limit:
             break
         next_arrival_s = admit_due(st.now_s)
-        if not fast_absorb.absorb(ff, run, st):
+        if not (fast_prefill.absorb if ff.prefill_first else fast_absorb.absorb)(ff, run, st):
             break
     _finish_stretch(ff, run, st, first_step)
     return st.now_s
