@@ -150,7 +150,7 @@ def _start(ff: FastForward, run: RunState, rows: list[Row], slack: int, now_s: f
                     context=sum(row[5] for row in rows), allocs_at=allocs_at, finishes=finishes,
                     total_blocks=kv.num_total_blocks, durations=run.step_durations_s,
                     kv=kv if ff.paged else None, bucket_rows=bucket_rows, replay_from=len(ff.step_seqs),
-                   first_step=run.num_steps, live=list(range(len(rows))))
+                    first_step=run.num_steps, live=list(range(len(rows))))
 
 
 def _steady(ff: FastForward, st: Stretch, next_arrival_s: float, step_limit: int) -> None:
@@ -371,17 +371,17 @@ def _gap_runs(ff: FastForward) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     steps; a step's copies are its decodes less those joiners (prefill-only steps have no run)."""
     keep = np.ones(len(ff.step_seqs), dtype=bool)
     counts = np.array(ff.step_seqs, dtype=np.int64)
-    positions, offset = [], 0
-    for _, count, position, stalls, own_ks in ff.stretches:
+    num_runs = [count - len(stalls) - 1 for _, count, _, stalls, _ in ff.stretches]
+    positions = np.repeat(np.array([stretch[2] for stretch in ff.stretches], dtype=np.int64), num_runs)
+    offset = first_run = 0
+    for (_, count, position, stalls, own_ks), runs in zip(ff.stretches, num_runs):
         keep[offset] = False  # a stretch's first step: its gaps are the entry sequences' own (exact ones)
-        if not stalls:
-            positions.append(np.full(count - 1, position, dtype=np.int64))
-        else:
+        if stalls:  # SGLang's prefill-only steps: no run; joiners' own first gaps among the runs
             decode_places = np.delete(np.arange(count, dtype=np.int64), stalls)  # decode step k's place in the stretch
             keep[offset + np.asarray(stalls, dtype=np.int64)] = False
             own = np.asarray(own_ks, dtype=np.int64)
-            positions.append(position + np.searchsorted(own, np.arange(1, decode_places.size), side="left"))
+            positions[first_run:first_run + runs] += np.searchsorted(own, np.arange(1, runs + 1), side="left")
             np.subtract.at(counts, offset + decode_places[own], 1)
         offset += count
-    return (np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64),
-            np.array(ff.gap_values_s, dtype=np.float64), counts[keep])
+        first_run += runs
+    return positions, np.array(ff.gap_values_s, dtype=np.float64), counts[keep]
