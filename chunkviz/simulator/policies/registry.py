@@ -71,10 +71,12 @@ class PolicyEntry:
     # For an absorbing policy that runs prefills first (SGLang's get_next_batch_to_run without mixed chunks): the
     # absorbed admissions form a prefill-only step of their own in which the decodes stall, admitted under its
     # PrefillAdder check (rem_total_tokens, read from the stretch's rows and the replayed new_token_ratio), the
-    # policy's plan-time state (a shrink, the running count) updated as schedule_sglang does (fast_absorb.py).
+    # policy's plan-time state (a shrink, the running count) updated as schedule_sglang does (fast_prefill.py).
     fast_path_prefill_first: bool = False
-    # What a fast-forwarded stretch does to the policy's own state (SchedContext.policy_state), given each step's
-    # running count at planning time; called once per stretch (None: the policy keeps no state across steps).
+    # What a fast-forwarded stretch's decode steps do to the policy's own state (SchedContext.policy_state), given each
+    # step's running count at planning time; called at the stretch's end and, under fast_path_prefill_first, before
+    # each absorbed prefill batch reads the state, over the decode steps since the last call (None: the policy keeps
+    # no state across steps).
     fast_path_replay: Callable[[SchedContext, list[int]], None] | None = None
     # The value of vLLM's --enable-chunked-prefill this policy models in vLLM V1 (None: not a vLLM V1 scheduler);
     # the CLI's --enable-chunked-prefill picks the policy by it.

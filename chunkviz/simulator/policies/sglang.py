@@ -166,7 +166,9 @@ def replay_decode_steps(ctx: SchedContext, num_running: list[int]) -> None:
     slack), so each step is `_decode_step` without a retraction. Per step, as the exact loop: a batch smaller than
     the last plan's sets SHRANK, new_token_ratio decays once (one subtraction per step, never in closed form, so the
     float is bit-identical), a popped SHRANK clears batch_is_full, and the running count is remembered. Nobody is
-    admitted, so neither the ratio nor the latch is read inside the stretch; an idle engine's reset stays with the
+    admitted in these steps, so neither the ratio nor the latch is read in them (an absorbed prefill batch reads
+    both after the decode steps before it were replayed: fast_prefill.py, which calls this piecewise, never with no
+    step, so a SHRANK its plan marked stays pending for the next decode step); an idle engine's reset stays with the
     exact loop (a stretch ends when its last request finishes)."""
     state = ctx.policy_state
     last = state.get(RUNNING_AFTER_LAST_PLAN, 0.0)
