@@ -1,6 +1,7 @@
 """Arrivals absorbed into a fast-forward stretch: mixed steps of every decode plus prompts, whole or chunked.
 
-Invariant: absorb() changes the run exactly as one step of the exact loop would (schedule_chunked, then apply_plan:
+Invariant: absorb() changes the run exactly as one step of the exact loop would (policies/vllm.schedule_chunked or
+schedule_vllm_nochunk, or policies/trtllm.schedule_trtllm, then apply_plan:
 the decodes' tokens, the chunk of the prompt being prefilled, the waiting requests admitted in queue order, each
 whose prompt is done sampling its first token at the step's end), or, when that step would do anything else,
 changes nothing and returns False.
@@ -18,6 +19,8 @@ to hit at all (the lean cache's prompts whose first block is private, or no pref
 the later ones look up after the earlier ones (and the prompt being prefilled) cached their blocks.
 vLLM's scheduler_reserve_full_isl (policies/vllm.fits_full_sequence) agrees with every such admission: the slack,
 never more than the free blocks left for the step's later allocations, holds every admitted prompt whole.
+The admission checks and the bookkeeping of an admitted request (admissions, may_hit, record_priced, admit_whole,
+free_done, live_rows) are shared with SGLang's prefill-only steps (fast_prefill.py).
 """
 
 from __future__ import annotations
