@@ -119,7 +119,6 @@ def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[f
     if entry is None:
         return None
     st = _start(ff, run, *entry, now_s)
-    first_step = run.num_steps
     while True:  # bounded: every pass runs at least one step, and steps are capped by step_limit
         # While a prompt is chunked, or someone waits, every step is a mixed one (fast_absorb's) or none at all.
         if st.prefill is None and not run.ctx.waiting:
@@ -131,7 +130,7 @@ def advance(ff: FastForward, run: RunState, now_s: float, admit_due: Callable[[f
         next_arrival_s = admit_due(st.now_s)
         if not (fast_prefill.absorb if ff.prefill_first else fast_absorb.absorb)(ff, run, st):
             break
-    _finish_stretch(ff, run, st, first_step)
+    _finish_stretch(ff, run, st)
     return st.now_s
 
 
@@ -224,7 +223,7 @@ def _steady(ff: FastForward, st: Stretch, next_arrival_s: float, step_limit: int
     st.now_s, st.busy_s, st.num_steps, st.k, st.ops_done_k = now_s, busy_s, num_steps, k, done_k
 
 
-def _finish_stretch(ff: FastForward, run: RunState, st: Stretch, first_step: int) -> None:
+def _finish_stretch(ff: FastForward, run: RunState, st: Stretch) -> None:
     """Shared gaps, then every sequence's state, the KV counter and the run's totals, as the exact loop left them."""
     ends_s = st.ends_s
     fast_kv.flush_pending(st, st.k)
@@ -237,7 +236,7 @@ def _finish_stretch(ff: FastForward, run: RunState, st: Stretch, first_step: int
     first_gaps_s = _materialize(ff, run, st, shared_gaps_s, prefix_max_s)
     position = len(run.tbt_gaps_s)  # the runs go after the entry sequences' first gaps ...
     run.tbt_gaps_s.extend(gap_s for _, gap_s in first_gaps_s)  # ... and around the joiners' own first gaps
-    ff.stretches.append((first_step, st.num_steps - first_step, position, st.stalls,
+    ff.stretches.append((st.first_step, st.num_steps - st.first_step, position, st.stalls,
                          [k for k, _ in first_gaps_s]))
     if ff.replay is not None:  # e.g. SGLang's new_token_ratio, decayed once per decode step as its exact loop does
         ff.replay(run.ctx, ff.step_seqs[st.replay_from:])

@@ -83,7 +83,7 @@ class Stretch:
     # A fresh request whose prompt is being chunked over the stretch's mixed steps (fast_absorb), its SeqState kept
     # as the exact loop keeps it; it becomes a row when its last chunk samples its first token.
     prefill: SeqState | None = None
-    # Prefill-only steps (fast_absorb._prefill_step, SGLang): k counts decode steps only (ends_s and the rows are
+    # Prefill-only steps (fast_prefill.py, SGLang): k counts decode steps only (ends_s and the rows are
     # indexed by it), so a stretch's steps are its decode steps plus these, at their places among all its steps.
     stalls: list[int] = field(default_factory=list)
     # (decode step, row, end of its prefill step) of each joiner from a prefill-only step: its first token gap runs
@@ -92,5 +92,5 @@ class Stretch:
     replay_from: int = 0  # FastForward.step_seqs before this index were replayed into the policy's state already
     first_step: int = 0  # the run's step count when the stretch began
     # Indices of rows that may still run, in running order; rows that finished are pruned only when it is read
-    # (fast_absorb._live_rows), so the steady loop never touches it.
+    # (fast_absorb.live_rows), so the steady loop never touches it.
     live: list[int] = field(default_factory=list)

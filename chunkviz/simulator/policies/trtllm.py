@@ -18,12 +18,15 @@ from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, s
 from chunkviz.simulator.sequence import SeqState
 
 
+def _completion_blocks(ctx: SchedContext, request: Request) -> int:
+    """Blocks for prompt + max_tokens (the client's, or max_seq_len - prompt when unset:
+    reservation.trtllm_total_tokens)."""
+    return ctx.kv.blocks_for(trtllm_total_tokens(request, context_limit_tokens(ctx)))
+
+
 def _blocks_to_completion(ctx: SchedContext, seq: SeqState) -> int:
-    """GuaranteedNoEvictScheduler: blocks a request still needs for prompt + max_tokens (the client's, or
-    max_seq_len - prompt when unset: reservation.trtllm_total_tokens)."""
-    kv = ctx.kv
-    total = trtllm_total_tokens(seq.request, context_limit_tokens(ctx))
-    return max(0, kv.blocks_for(total) - kv.num_table_blocks(seq.key))
+    """GuaranteedNoEvictScheduler: blocks a request still needs to its completion, beyond those it holds."""
+    return max(0, _completion_blocks(ctx, seq.request) - ctx.kv.num_table_blocks(seq.key))
 
 
 def completion_reserve(ctx: SchedContext) -> Callable[[Request], int] | None:
@@ -32,8 +35,7 @@ def completion_reserve(ctx: SchedContext) -> Callable[[Request], int] | None:
     admission only needs the blocks of its step."""
     if ctx.scheduler.trtllm_capacity_policy != "guaranteed-no-evict":
         return None
-    limit, blocks_for = context_limit_tokens(ctx), ctx.kv.blocks_for
-    return lambda request: blocks_for(trtllm_total_tokens(request, limit))
+    return lambda request: _completion_blocks(ctx, request)
 
 
 def explain_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> ReserveNote:
