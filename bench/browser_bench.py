@@ -95,7 +95,8 @@ KV_STAGE = ".st-key-kv_stage"
 
 
 def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
-    """The KV stage on /kv (ui/kv_stage.js): arrow key → last redraw with the focus in the stage, then playback at
+    """The KV stage on /kv (ui/components/kv_stage/kv_stage.js): arrow key → last redraw with the focus in the stage,
+    then playback at
     20 and 60 steps/s from step 0 (steps shown per second, frames drawn, dropped steps). Prints one line each; on a
     checkout without the stage it says so (its /kv line above is the per-step rerun)."""
     page.goto(base + "/kv?kv_step=0")
@@ -109,7 +110,7 @@ def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
     times = press_and_settle(page, repeats)
     print(f"KV stage arrow key -> last redraw    {summary(times)}")
     box = page.locator(f"{KV_STAGE} .kvs")
-    for index, rate in ((2, 20), (3, 60)):  # ui/kv_stage_export.py SPEEDS
+    for index, rate in ((2, 20), (3, 60)):  # ui/components/kv_stage/export.py SPEEDS
         page.locator(f"{KV_STAGE} button[aria-label]").first.click()  # Home: step 0
         page.locator(f"{KV_STAGE} select.speed").select_option(str(index))
         read = lambda: {k: float(box.get_attribute(f"data-{k}") or 0)  # noqa: E731
@@ -127,7 +128,8 @@ def kv_stage_figures(page, base: str, repeats: int, seconds: float) -> None:
               f"{(after['draw-ms'] - before['draw-ms']) / max(after['draws'] - before['draws'], 1):.1f} ms")
 
 
-# The paging and attention stages (ui/stage_player.js): the same arrow-key method, on the stage when the revision has
+# The paging and attention stages (ui/components/stage_player/stage_player.js): the same arrow-key method, on the
+# stage when the revision has
 # one (the cursor lives in data-cursor), else on the old server-side step buttons (shortcut="Right").
 STAGE_PAGES = (("/replacement", "?pr_step=3", ".st-key-paging_stage"),
                ("/attention", "?am_n=512&am_chunk=16&am_step=1", ".st-key-attention_stage"))
@@ -135,7 +137,7 @@ STAGE_PAGES = (("/replacement", "?pr_step=3", ".st-key-paging_stage"),
 PLAY_REFS = ",".join(str((k * 7 + k // 5) % 9) for k in range(400))
 STAGE_PLAY = (("/replacement", f"?pr_refs={PLAY_REFS}&pr_step=0", ".st-key-paging_stage"),
               ("/attention", "?am_n=512&am_chunk=1&am_step=0", ".st-key-attention_stage"))
-STAGE_SPEEDS = ((3, "20 steps/s"), (4, "60 steps/s"))  # indices into ui/stage_component.py SPEEDS_STEPS_PER_S
+STAGE_SPEEDS = ((3, "20 steps/s"), (4, "60 steps/s"))  # stage_player/mount.py SPEEDS_STEPS_PER_S
 
 
 def has_stage(page, key: str) -> bool:

@@ -7,7 +7,7 @@ from ui.attention.parts import HEAD_DIMS, REAL_PROMPT_TOKENS, demo_cards, demo_o
 from ui.attention.stage import render as render_stage
 from ui.attention.export import caption, html_for
 from ui.i18n import current_lang, t
-from ui.offline_download import download_view
+from ui.components.offline.download import download_view
 from ui.page_common import base_scenario
 from ui.plain import md_escape
 from ui.url_state import number, stepped_choice

@@ -9,7 +9,7 @@ from ui.kv.export import html_for, offline_caption
 from ui.kv.parts import derived, kv_controls, kv_metric_cards
 from ui.kv.stage import render_stage
 from ui.kv.text import chart_labels, rejection_markdown
-from ui.offline_download import download_view
+from ui.components.offline.download import download_view
 from ui.runs import trace_or_error
 from ui.plotly_config import chart_config
 
@@ -26,7 +26,7 @@ if not trace.steps:
     st.stop()
 
 # Right under the controls, so a projector shows the grid and its caption together: the steps are stepped,
-# scrubbed and played in the browser, with no rerun per step (ui/kv_stage.js).
+# scrubbed and played in the browser, with no rerun per step (ui/components/kv_stage/kv_stage.js).
 mounted = render_stage(trace, scenario.cache.eviction)
 caption = offline_caption(scenario, current_lang())
 download_view(lambda: html_for(mounted, current_lang(), caption), f"chunkviz-kv-{scenario.workload_preset}",

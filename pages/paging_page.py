@@ -6,7 +6,7 @@ import streamlit as st
 from chunkviz.lessons.paging_bridge import KV_BLOCK_TOKENS, KV_WORKLOADS
 from ui.paging import charts
 from ui.i18n import current_lang, labeler, t
-from ui.offline_download import download_view
+from ui.components.offline.download import download_view
 from ui.paging.export import caption, html_for
 from ui.paging.parts import compare, kv_curves, load_belady, reference_input, rule_controls
 from ui.paging.stage import render as render_stage

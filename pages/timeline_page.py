@@ -4,11 +4,11 @@ does; what chunking costs in TTFT and how to get it back."""
 import streamlit as st
 
 from chunkviz.analysis.metrics import summarize
-from ui.comparison import render_comparison
-from ui.comparison_export import html_for
+from ui.components.comparison.mount import render_comparison
+from ui.components.comparison.export import html_for
 from ui.i18n import current_lang, t
 from ui.lecture import lecture_toggle
-from ui.offline_download import download_view
+from ui.components.offline.download import download_view
 from ui.runs import trace_or_error
 from ui.timeline.downloads import download_buttons
 from ui.timeline.lesson import caching_note, scenario_for, settings, ttft_lesson

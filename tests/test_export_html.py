@@ -1,4 +1,5 @@
-"""A lesson as one HTML file: ui/offline.py's page (self-contained, data round-trips, no external URL, no
+"""A lesson as one HTML file: ui/components/offline/writer.py's page (self-contained, data round-trips, no external
+URL, no
 Streamlit) and the CLI `export-html` (the app's default scenario with no flags; bad input → one line, exit 2,
 nothing written)."""
 
@@ -14,7 +15,8 @@ import pytest
 
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, run_scenario
 from chunkviz.cli.main import main
-from ui.offline import EXPORTS, Component, StartParam, page_html, view_html
+from ui.components.offline.cli import main as export_main
+from ui.components.offline.writer import EXPORTS, Component, StartParam, page_html, view_html
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,7 +122,7 @@ def test_an_unknown_view_is_refused(default_runs):
 
 
 def test_the_offline_writer_and_exports_load_no_streamlit():
-    code = ("import sys, ui.offline\n"
+    code = ("import sys, ui.components.offline.writer\n"
             f"for m in {sorted(EXPORTS.values())!r}: __import__(m)\n"
             "print([k for k in sys.modules if k.startswith('streamlit')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
@@ -129,7 +131,7 @@ def test_the_offline_writer_and_exports_load_no_streamlit():
 
 def test_cli_writes_the_app_default_lesson(tmp_path, capsys, default_runs):
     out = tmp_path / "lesson.html"
-    assert main(["export-html", "--out", str(out)]) == 0
+    assert export_main(["--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert text == view_html("timeline", "en", runs=default_runs, policy_names=True)  # no flags: what `/` opens on
     assert f"({len(text.encode()):,} bytes)" in capsys.readouterr().out
@@ -137,15 +139,16 @@ def test_cli_writes_the_app_default_lesson(tmp_path, capsys, default_runs):
 
 def test_cli_one_engine_in_chinese(tmp_path):
     out = tmp_path / "one.html"
-    assert main(["export-html", "--out", str(out), "--compare", "none", "--lang", "zh", "--policy", "sarathi",
+    assert export_main(["--out", str(out), "--compare", "none", "--lang", "zh", "--policy", "sarathi",
                  "--num-requests", "12"]) == 0
     data = json_script(parse(out.read_text(encoding="utf-8")), "cv-data")
     assert [e["tag"] for e in data["engines"]] == ["A"] and '<html lang="zh-CN">' in out.read_text(encoding="utf-8")
 
 
 def test_a_stage_file_joins_the_player_and_the_stage_and_hides_server_only_controls():
-    """The paging stage is ui/stage_player.js then ui/paging/stage.js (as it is registered), plus the offline CSS."""
-    from ui import stage_component
+    """The paging stage is the shared player (stage_player.js) then ui/paging/stage.js (as it is registered), plus
+    the offline CSS."""
+    from ui.components.stage_player import mount as stage_component
     from ui.paging.export import COMPONENT
 
     wing = ROOT / "ui" / "paging"
@@ -161,24 +164,24 @@ def test_cli_kv_default_is_the_kv_page_default(tmp_path):
     from chunkviz.lessons.kv_view import kv_scenario
 
     out = tmp_path / "kv.html"
-    assert main(["export-html", "--view", "kv", "--out", str(out)]) == 0
+    assert export_main(["--view", "kv", "--out", str(out)]) == 0
     cache = CacheConfig(block_size=16, num_gpu_blocks=128, enable_prefix_caching=True, eviction="lru",
                         allocation="incremental")
     scenario = kv_scenario(DEFAULT_SCENARIO, "shared-system-prompt", 16, cache)
     assert out.read_text(encoding="utf-8") == view_html("kv", "en", scenario=scenario, trace=run_scenario(scenario))
     off = tmp_path / "kv-off.html"
-    assert main(["export-html", "--view", "kv", "--out", str(off), "--no-prefix-caching"]) == 0
+    assert export_main(["--view", "kv", "--out", str(off), "--no-prefix-caching"]) == 0
     assert json_script(parse(off.read_text(encoding="utf-8")), "cv-data") != \
         json_script(parse(out.read_text(encoding="utf-8")), "cv-data")
 
 
 def test_cli_paging_and_attention_views(tmp_path):
     paging, attention = tmp_path / "p.html", tmp_path / "a.html"
-    assert main(["export-html", "--view", "paging", "--refs", "1 2 3 4 1 2 5 1 2 3 4 5", "--frames", "3",
+    assert export_main(["--view", "paging", "--refs", "1 2 3 4 1 2 5 1 2 3 4 5", "--frames", "3",
                  "--out", str(paging), "--lang", "zh"]) == 0
     data = json_script(parse(paging.read_text(encoding="utf-8")), "cv-data")
     assert data["refs"] == [1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5] and data["num_frames"] == 3 and data["anomaly"]
-    assert main(["export-html", "--view", "attention", "--attention-tokens", "32", "--attention-chunk", "8",
+    assert export_main(["--view", "attention", "--attention-tokens", "32", "--attention-chunk", "8",
                  "--head-dim", "16", "--out", str(attention)]) == 0
     text = attention.read_text(encoding="utf-8")
     assert json_script(parse(text), "cv-assets")["key"] == "attention_stage"
@@ -204,7 +207,7 @@ def test_cli_paging_and_attention_views(tmp_path):
 def test_cli_bad_flags_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
     out = tmp_path / "x.html"
     try:
-        code = main(["export-html", "--out", str(out), *argv])
+        code = export_main(["--out", str(out), *argv])
     except SystemExit as exc:  # argparse's own refusals
         code = exc.code
     err = capsys.readouterr().err
@@ -217,7 +220,23 @@ def test_cli_bad_out_exits_2(tmp_path, capsys):
     blocker.write_text("x", encoding="utf-8")
     for out, message in ((tmp_path / "missing" / "x.html", "does not exist"), (tmp_path, "is a folder"),
                          (blocker / "x.html", "does not exist")):
-        assert main(["export-html", "--out", str(out), "--num-requests", "4"]) == 2
+        assert export_main(["--out", str(out), "--num-requests", "4"]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1 and err.startswith("chunkviz export-html: error: --out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_out_in_a_folder_that_refuses_files_is_named_before_any_run(capfd):
+    """As root every permission bit passes, yet /proc accepts no new file: the refusal names --out and comes before
+    the simulation (through the core's command, which hands off to the app's)."""
+    assert main(["export-html", "--out", "/proc/version"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("chunkviz export-html: error: --out: '/proc/version' cannot be "
+                                                   "written") and ".export-" not in err
+
+
+def test_the_core_command_passes_the_apps_exit_code_and_message(tmp_path, capfd):
+    assert main(["export-html", "--out", str(tmp_path / "x.html"), "--frames", "x"]) == 2
+    err = capfd.readouterr().err
+    assert err.strip() == "chunkviz export-html: error: argument --frames: invalid int value: 'x'"
+    assert list(tmp_path.iterdir()) == []

@@ -6,7 +6,6 @@ function plus one entry (its labels included) that opts into the rest by keyword
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -74,9 +73,9 @@ def test_a_new_policy_is_one_function_plus_one_entry_with_its_labels(monkeypatch
     trace = simulate(make_config("toy", 4096), make_requests([(0.0, 100, 3), (0.0, 5000, 2)]))
     assert trace.policy == "toy" and trace.requests[0].finish_s is not None
     assert "does not chunk" in trace.requests[1].rejected_reason  # read from chunks_prompts=False
-    import ui.text_policies
+    import ui.text_common
 
-    texts = importlib.reload(ui.text_policies).TEXTS
+    texts = ui.text_common.policy_texts()
     assert texts["policy.toy"] == ("toy policy", "玩具策略")
 
 
@@ -153,9 +152,9 @@ def test_no_core_module_outside_the_registry_names_a_policy():
 
 
 def test_the_app_labels_come_from_the_registry():
-    import ui.text_policies
+    import ui.text_common
 
-    texts = importlib.reload(ui.text_policies).TEXTS
+    texts = ui.text_common.policy_texts()
     assert {key.removeprefix("policy.") for key in texts} == set(POLICY_NAMES)
     assert texts["policy.vllm-nochunk"][0] == "vLLM V1, chunked prefill off"
 

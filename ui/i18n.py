@@ -1,8 +1,9 @@
 """Bilingual text: every string the app shows is looked up by key in English or Chinese.
 
-The texts are data: each text module — `ui/text_*.py` for the shared texts, `ui/<wing>/text.py` and
-`ui/<wing>/text_*.py` for a page's own — holds one dict `TEXTS` of key → (English, 中文), and this module loads all
-of them on the first lookup (no module has to be imported for its side effect).
+The texts are data: each text module — `ui/text_common.py` for the shared texts, `ui/<wing>/text.py` and
+`ui/<wing>/text_*.py` for a page's own, `ui/components/<name>/text.py` for a shared component's — holds one dict
+`TEXTS` of key → (English, 中文), and this module loads all of them on the first lookup (no module has to be
+imported for its side effect).
 Invariant: every key has both an English and a Chinese text; a missing key shows the key itself (and a test
 fails), never an exception.
 """
@@ -23,11 +24,18 @@ def _is_text(name: str) -> bool:
 
 
 def text_modules() -> tuple[str, ...]:
-    """Names of the modules whose TEXTS dicts make up the app's texts: the shared ones, then each wing's."""
-    folder = Path(__file__).resolve().parent
-    names = [f"ui.{m.name}" for m in pkgutil.iter_modules([str(folder)]) if not m.ispkg and _is_text(m.name)]
-    for wing in (m.name for m in pkgutil.iter_modules([str(folder)]) if m.ispkg):
-        names += [f"ui.{wing}.{m.name}" for m in pkgutil.iter_modules([str(folder / wing)]) if _is_text(m.name)]
+    """Names of the modules whose TEXTS dicts make up the app's texts: the shared ones at ui/ top level, each wing's
+    (`ui/<wing>/text*.py`) and each shared component's (`ui/components/<name>/text.py`)."""
+    root = Path(__file__).resolve().parent
+    names: list[str] = []
+    stack = [(root, "ui")]
+    while stack:  # bounded: the package tree under ui/
+        folder, prefix = stack.pop()
+        for m in pkgutil.iter_modules([str(folder)]):
+            if m.ispkg:
+                stack.append((folder / m.name, f"{prefix}.{m.name}"))
+            elif _is_text(m.name):
+                names.append(f"{prefix}.{m.name}")
     return tuple(sorted(names))
 
 

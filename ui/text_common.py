@@ -1,4 +1,12 @@
-"""Texts shared by the sidebar and several pages (English, 中文)."""
+"""Texts shared by the sidebar and several pages (English, 中文): the app's own, the units charts name, the
+policies' labels (read from the policy registry: one entry per policy carries its English and Chinese label) and
+the core's why-sentence templates (registered here so the i18n tests check them).
+
+Invariant: one dict TEXTS of key → (English, 中文); the labels and templates are the core's, never copied.
+"""
+
+from chunkviz.analysis.why import WHY_TEXTS
+from chunkviz.simulator.policies.registry import REGISTRY
 
 TEXTS: dict[str, tuple[str, str]] = {
     "app.title": ("chunkviz", "chunkviz"),
@@ -72,3 +80,28 @@ TEXTS: dict[str, tuple[str, str]] = {
     "url.ignored": ("Ignored a value in the link: {error}", "已忽略链接中的一个值：{error}"),
     "unit.ms": ("{v:.1f} ms", "{v:.1f} 毫秒"),
 }
+
+# Axis titles for units: charts name a unit in the reader's language.
+UNIT_TEXTS: dict[str, tuple[str, str]] = {
+    "axis.flops": ("FLOPs", "浮点运算次数（FLOPs）"),
+    "axis.bytes": ("bytes", "字节"),
+    "axis.ms": ("ms", "毫秒"),
+    "axis.tokens": ("tokens", "token 数"),
+    "axis.steps": ("steps", "步数"),
+    "axis.blocks": ("blocks", "块数"),
+    "axis.faults": ("faults", "缺页次数"),
+    "axis.kib": ("KiB", "KiB"),
+    "axis.heads": ("heads", "头数"),
+    "axis.ratio": ("ratio", "倍数"),
+    "axis.diff": ("difference", "差值"),
+}
+
+
+def policy_texts() -> dict[str, tuple[str, str]]:
+    """`policy.<name>` → the registry entry's (English, 中文) label."""
+    return {f"policy.{name}": (entry.label_en, entry.label_zh) for name, entry in REGISTRY.items()}
+
+
+TEXTS.update(UNIT_TEXTS)
+TEXTS.update(policy_texts())
+TEXTS.update(WHY_TEXTS)

@@ -2,7 +2,7 @@
 decision (simulator/decision.py), in English or Chinese.
 
 Invariant: pure function of (trace, step index, language); every clause comes from WHY_TEXTS, whose English and
-Chinese templates have the same fields (ui/text_why.py registers them, so the i18n tests check them).
+Chinese templates have the same fields (ui/text_common.py registers them, so the i18n tests check them).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import importlib
 import sys
 from typing import NoReturn
 
+from chunkviz.cli import export_html
 from chunkviz.errors import InputError, SimulationLimitError
 
 # Subcommand modules; each exposes register(subparsers) that sets `func` to a run(args) -> int.
@@ -26,7 +27,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse that exits with status 2 and a one-line message (its default prints usage too)."""
 
     def error(self, message: str) -> NoReturn:
@@ -35,8 +36,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m chunkviz", description="chunkviz: LLM serving scheduling simulator")
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = Parser(prog="python -m chunkviz", description="chunkviz: LLM serving scheduling simulator")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for name in SUBCOMMAND_MODULES:
         try:
             module = importlib.import_module(name)
@@ -49,7 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == [export_html.COMMAND]:  # the app's own command, run as a program of its own (no import of ui)
+        return export_html.hand_off(argv[1:])
+    return run_command(build_parser().parse_args(argv))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run a parsed subcommand; a failure the user caused is one line on stderr and exit 2."""
     try:
         return int(args.func(args))
     except (InputError, ValueError, SimulationLimitError, OSError) as exc:

@@ -38,7 +38,7 @@ def _stage_stops(number: int) -> tuple[list[int], int | None]:
     """Where PageDown stops on chapter 3's / 4's stage (its bookmarks' positions, in order), and the one that must be
     among them (chapter 4: the copy-on-write of R1's two samples)."""
     if number == 3:  # pages/ch3_chunking.py's example: 64 tokens in chunks of 16 (tests/ui/test_chapter_stages.py)
-        k = 64 // 16  # ui/attention_stage.js: chunk 1, chunk 2, the last chunk, then "= one causal pass"
+        k = 64 // 16  # attention_stage.js: chunk 1, chunk 2, the last chunk, then "= one causal pass"
         return [1, 2, k, k + 1], None
     ch = chapter(number)
     jumps = stage_columns(run_scenario(scenario_for(ch, ch.policies[0])))["jumps"]

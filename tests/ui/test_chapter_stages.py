@@ -14,7 +14,7 @@ from chunkviz.lessons.predictions import prediction
 from chunkviz.lessons.sharing import sharing_figures
 from tests.ui.apptest_helpers import open_app
 from ui.chapters.common import page_file
-from ui.kv_stage_export import build_payload
+from ui.components.kv_stage.export import build_payload
 
 
 def _stage(at) -> tuple[str, dict]:

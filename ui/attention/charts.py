@@ -7,7 +7,7 @@ Invariant: pure functions of the cost model's numbers; colours are the palette's
 from __future__ import annotations
 
 from chunkviz.cost.prefill import PrefillCost
-from ui.attention_stage_export import CHUNK_CYCLE, DONE  # the stage's colours, shared with chapter 3
+from ui.components.attention_stage.export import CHUNK_CYCLE, DONE  # the stage's colours, shared with chapter 3
 
 __all__ = ["CHUNK_CYCLE", "DONE", "real_model_rows"]
 

@@ -1,5 +1,6 @@
 """Chat windows as data for the comparison component: a few requests per engine whose boxes type their tokens as
-the browser's cursor moves, so a stall is frozen text the whole room can see (ui/comparison.js `drawChats`).
+the browser's cursor moves, so a stall is frozen text the whole room can see (ui/components/comparison/comparison.js
+`drawChats`).
 
 Invariant: pure (no Streamlit); a box carries the trace's own times (arrival, every token, prefill progress), so the
 browser shows exactly the tokens emitted at or before the cursor; "frozen" is 3× the run's median token gap.
@@ -41,7 +42,7 @@ def _stove(trace: Trace) -> list[str]:
 
 
 def chat_payload(trace: Trace, max_boxes: int = 4, stove: bool = False) -> dict:
-    """One engine's chat windows (and, for the kitchen, what each step cooks) for ui/comparison.js."""
+    """One engine's chat windows (and, for the kitchen, what each step cooks) for the comparison element's JS."""
     boxes = [{"r": r.request_id, "arr": r.arrival_s * 1e3, "out": r.output_tokens, "prompt": r.prompt_tokens,
               "tok": [x * 1e3 for x in (r.token_times_s[0] if r.token_times_s else ())],
               "pre": _prefill_progress(trace, r.request_id)} for r in shown_requests(trace, max_boxes)]

@@ -1,5 +1,6 @@
 """The slide of every chapter but 3 and 4 (those draw the attention and KV stages, ui/chapters/stages.py): its
-engines' lanes in the shared comparison component (ui/comparison.py), with the bookmarks' sentences drawn once the
+engines' lanes in the shared comparison component (ui/components/comparison/mount.py), with the bookmarks' sentences
+drawn once the
 cursor passes them and the chat windows typing along, all in the browser; then the chapter's question.
 
 Invariant: a label appears only once the cursor has passed its event, and until the question is answered the
@@ -18,10 +19,10 @@ from chunkviz.lessons.chapters import (LECTURE_BUDGET_TOKENS, PRESETS, Bookmark,
 from chunkviz.simulator.trace import Trace
 from ui.chapters.chat import chat_payload
 from ui.chapters.common import engine_label, is_present, predict_then_reveal
-from ui.comparison import render_comparison
-from ui.comparison_export import html_for
+from ui.components.comparison.mount import render_comparison
+from ui.components.comparison.export import html_for
 from ui.i18n import current_lang, t
-from ui.offline_download import download_view
+from ui.components.offline.download import download_view
 
 _CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done", "stove", "stove_decode",
               "stove_idle")

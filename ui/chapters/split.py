@@ -19,10 +19,10 @@ from chunkviz.simulator.trace import Trace
 from ui import palette
 from ui.chapters.common import is_present, predict_then_reveal
 from ui.chapters.lanes import answered, label_for, metrics_line
-from ui.comparison import render_comparison
-from ui.comparison_export import html_for
+from ui.components.comparison.mount import render_comparison
+from ui.components.comparison.export import html_for
 from ui.i18n import current_lang, t
-from ui.offline_download import download_view
+from ui.components.offline.download import download_view
 from ui.runs import CACHE_TTL_S
 
 SLIDE_HEIGHT_PX = 300  # four engine rows; with the link line under them the question stays inside 720 px
@@ -84,7 +84,8 @@ def notes(ch: Chapter, runs: dict[str, DeploymentRun]) -> list[dict]:
 
 
 def transfers(runs: dict[str, DeploymentRun]) -> list[dict]:
-    """Every KV transfer of the 1P+1D run as the component draws it (ui/comparison.js drawTransfers): from the
+    """Every KV transfer of the 1P+1D run as the component draws it (ui/components/comparison/comparison.js
+    drawTransfers): from the
     prefill GPU's row to the decode GPU's, over [first byte, cache whole at the decode GPU] (kv_link.py)."""
     where, eng = {}, 0
     for run in runs.values():

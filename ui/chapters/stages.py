@@ -1,5 +1,6 @@
-"""The slides of chapters 3 and 4: the shared attention stage (ui/attention_stage.py) and KV stage
-(ui/kv_stage.py) in the element keyed `stage`, then the chapter's question (keyed `predict`) and its "Download this
+"""The slides of chapters 3 and 4: the shared attention stage (ui/components/attention_stage/mount.py) and KV stage
+(ui/components/kv_stage/mount.py) in the element keyed `stage`, then the chapter's question (keyed `predict`) and its
+"Download this
 view" button, which writes exactly the stage mounted.
 
 Invariant: these stages have no question hold, so each opens on its first position (or the link's) and nothing on
@@ -13,15 +14,17 @@ import streamlit as st
 from chunkviz.lessons.attention_math import ChunkedAttentionDemo
 from chunkviz.lessons.chapters import PRESETS, Chapter
 from chunkviz.simulator.trace import Trace
-from ui import attention_stage, kv_stage
-from ui.attention_stage_export import html_for as attention_html
+from ui.components.attention_stage import mount as attention_stage
+from ui.components.kv_stage import mount as kv_stage
+from ui.components.attention_stage.export import html_for as attention_html
 from ui.chapters.common import engine_label, is_present, predict_then_reveal
 from ui.chapters.lanes import metrics_line, question_fields
 from ui.i18n import current_lang, t
-from ui.kv_stage_export import html_for as kv_html
-from ui.offline_download import download_view
+from ui.components.kv_stage.export import html_for as kv_html
+from ui.components.offline.download import download_view
 
-# Lecture mode: the stage drawn compact (data.slide, read by ui/kv_stage.js and ui/attention_stage.js) so it and the
+# Lecture mode: the stage drawn compact (data.slide, read by ui/components/kv_stage/kv_stage.js and
+# ui/components/attention_stage/attention_stage.js) so it and the
 # question fit one 1280×720 projector slide (tests/e2e/test_chapters_browser.py).
 
 

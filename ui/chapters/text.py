@@ -66,7 +66,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.pred.first": ("Answer first, then step through and check.", "先作答，再一步步播放核对。"),
     "chx.pred.right": ("Right: the simulator agrees.", "答对了：模拟器的结果一致。"),
     "chx.pred.wrong": ("The simulator says otherwise: {answer}.", "模拟器的结果不同：{answer}。"),
-    # Chat windows, filled in the browser (ui/comparison.js drawChats): numbers arrive formatted, fields are {name}.
+    # Chat windows, filled in the browser (ui/components/comparison/comparison.js drawChats): numbers arrive
+    # formatted, fields are {name}.
     "chx.chat.head": ("R{r} · prompt {prompt} tokens", "R{r} · 提示词 {prompt} token"),
     "chx.chat.table": ("Table R{r} · order: {prompt} tokens", "R{r} 号桌 · 点单 {prompt} token"),
     "chx.chat.not_arrived": ("not arrived yet", "尚未到达"),

@@ -1,5 +1,5 @@
 """Plotly figure for the paged-KV page: paged vs contiguous memory over the run (the block grid, free queue and block
-tables are drawn in the browser by the KV stage, ui/kv_stage.js).
+tables are drawn in the browser by the KV stage, ui/components/kv_stage/kv_stage.js).
 
 Invariant: a pure function of kv_view data and a label dict.
 """

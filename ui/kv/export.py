@@ -1,7 +1,9 @@
-"""The kv view of the offline export (ui/offline.py's EXPORTS["kv"]): the shared KV stage's payload and file
-(ui/kv_stage_export.py), plus what only /kv's file says: its teaching scenario as a caption.
+"""The kv view of the offline export (ui/components/offline/writer.py's EXPORTS["kv"]): the shared KV stage's payload
+and file
+(ui/components/kv_stage/export.py), plus what only /kv's file says: its teaching scenario as a caption.
 
-Invariant: streamlit-free; the payload and file are ui/kv_stage_export.py's, so /kv, chapter 4 and the exported
+Invariant: streamlit-free; the payload and file are ui/components/kv_stage/export.py's, so /kv, chapter 4 and the
+exported
 file draw the same payload.
 """
 
@@ -10,7 +12,8 @@ from __future__ import annotations
 from chunkviz.analysis.scenario import Scenario
 from chunkviz.simulator.trace import Trace
 from ui.i18n import tr
-from ui.kv_stage_export import COMPONENT, DEFAULT_SPEED, KEY, SPEEDS, START, URL_PARAM, build_payload, html_for
+from ui.components.kv_stage.export import (COMPONENT, DEFAULT_SPEED, KEY, SPEEDS, START, URL_PARAM, build_payload,
+                                           html_for)
 
 __all__ = ["COMPONENT", "DEFAULT_SPEED", "KEY", "SPEEDS", "START", "URL_PARAM", "build_payload", "html_for",
            "offline_caption", "offline_html"]

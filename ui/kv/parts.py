@@ -1,5 +1,5 @@
 """The paged-KV-cache page's parts: its controls, the cached derived data and the metric cards (the steps are drawn
-by the KV stage, ui/kv_stage.py). pages/kv_cache_page.py only lays them out.
+by the KV stage, ui/components/kv_stage/mount.py). pages/kv_cache_page.py only lays them out.
 
 Invariant: every widget keeps the key (and so the URL parameter) the page has always used (kv_*).
 """

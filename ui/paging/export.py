@@ -1,7 +1,8 @@
 """The page-replacement stage's payload (what ui/paging/stage.js draws for one setting, in one language) and its
 offline HTML file, without Streamlit.
 
-Invariant: streamlit-free (the CLI's export-html reaches it through ui/offline.py); /replacement mounts exactly
+Invariant: streamlit-free (the CLI's export-html reaches it through ui/components/offline/writer.py); /replacement
+mounts exactly
 `payload(...)` plus its start position, and its "Download this view" button writes that same dict into the file.
 Offline there is no server to load Belady's string, so that one bookmark is hidden (the anomaly bookmark of a
 string that has one works as in the app).
@@ -12,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from chunkviz.lessons.paging_stage import stage_data
-from ui import palette, stage_component
+from ui import palette
+from ui.components.stage_player import mount as stage_component
 from ui.i18n import tr
-from ui.offline import Component, StartParam, page_html
+from ui.components.offline.writer import Component, StartParam, page_html
 from ui.paging.charts import KIND_COLORS
 from ui.paging.text_stage import TEXTS
 

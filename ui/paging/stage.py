@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from chunkviz.lessons.paging_stage import stage_data
-from ui import stage_component
+from ui.components.stage_player import mount as stage_component
 from ui.i18n import current_lang
 from ui.paging.export import KEY, URL_PARAM, payload_of
 

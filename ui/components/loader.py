@@ -20,7 +20,7 @@ def read_asset(folder: Path, stem: str, suffix: str) -> str:
 
 def register(name: str, folder: Path, stem: str) -> Mount:
     """Register the component `name` from `<folder>/<stem>.js` and `.css`; returns Streamlit's mount function."""
-    import streamlit as st  # here, not at the top: ui/offline.py reads assets through this module without Streamlit
+    import streamlit as st  # here, not at the top: the offline writer reads assets without Streamlit
 
     return st.components.v2.component(name, html="", css=read_asset(folder, stem, ".css"),
                                       js=read_asset(folder, stem, ".js"))

@@ -1,4 +1,5 @@
-"""The comparison component's data (ui/comparison.js): a run's drawable pieces (steps, lane segments, why-sentences, bookmarks, cards)
+"""The comparison component's data (ui/components/comparison/comparison.js): a run's drawable pieces (steps, lane
+segments, why-sentences, bookmarks, cards)
 as compact JSON-ready columns, built once per scenario and language.
 
 Invariant: pure (no Streamlit); times are in ms; token ranges carry the first token's 0-based index, the JS shows

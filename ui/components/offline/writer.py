@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ui.component import read_asset
+from ui.components.loader import read_asset
 
 # view → the wing module whose `offline_html(runs, lang, **options)` writes that view's file. A view whose stage
 # is not built yet is not listed (the CLI's --view offers exactly these).
@@ -29,7 +29,8 @@ EXPORTS: dict[str, str] = {"timeline": "ui.timeline.export", "kv": "ui.kv.export
 @dataclass(frozen=True, slots=True)
 class Component:
     """Where a component's files are (`<folder>/<stem>.js`, `.css` per part, joined in order: a stage is the shared
-    player then the wing's stage, as ui/stage_component.py registers it), its name and the key it is mounted under.
+    player then the wing's stage, as ui/components/stage_player/mount.py registers it), its name and the key it is
+    mounted under.
     `offline_css` is added after the component's CSS (e.g. to hide a control that needs the server)."""
 
     parts: tuple[tuple[Path, str], ...]

@@ -1,7 +1,9 @@
-"""The KV stage's payload (what ui/kv_stage.js draws for one run, in one language) and its offline HTML file,
+"""The KV stage's payload (what ui/components/kv_stage/kv_stage.js draws for one run, in one language) and its offline
+HTML file,
 without Streamlit; shared by /kv and chapter 4 (a chapter may not import the kv wing).
 
-Invariant: streamlit-free (the CLI's export-html reaches it through ui/offline.py and the kv wing's `export`
+Invariant: streamlit-free (the CLI's export-html reaches it through ui/components/offline/writer.py and the kv wing's
+`export`
 module); /kv and chapter 4 mount exactly `build_payload(...)` plus their start step, and their "Download this view"
 buttons write that same dict into the file.
 """
@@ -15,9 +17,10 @@ from pathlib import Path
 from chunkviz.lessons.kv_stage import CHANGE_KINDS
 from chunkviz.lessons.kv_stage_data import JUMP_KINDS, stage_columns
 from chunkviz.simulator.trace import Trace
-from ui import palette, stage_component
+from ui import palette
+from ui.components.stage_player import mount as stage_component
 from ui.i18n import tr
-from ui.offline import Component, StartParam, page_html
+from ui.components.offline.writer import Component, StartParam, page_html
 
 KEY = "kv_stage"
 URL_PARAM = "kv_step"  # the old per-step page's parameter: old links still open on their step

@@ -1,6 +1,7 @@
-"""Registers a stepped-lesson stage: ui/stage_player.{js,css} (the shared controls, keys, play loop and URL cursor)
+"""Registers a stepped-lesson stage: ui/components/stage_player/stage_player.{js,css} (the shared controls, keys, play
+loop and URL cursor)
 followed by the stage's own <stem>.{js,css} (a wing's stage.{js,css}, or a shared one at ui/ top level such as
-ui/attention_stage.{js,css}), as one components-v2 element with no build step.
+ui/components/attention_stage/attention_stage.{js,css}), as one components-v2 element with no build step.
 
 Invariant: each stage is registered once per process at import; its JS module is the player's code, then the
 stage's, so the stage's `export default` can use StagePlayer and mountStage.
@@ -12,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ui.component import Mount, read_asset
+from ui.components.loader import Mount, read_asset
 
 _UI = Path(__file__).resolve().parent
 SPEEDS_STEPS_PER_S = (1, 2, 5, 20, 60)
@@ -20,7 +21,7 @@ DEFAULT_SPEED = 1  # index into SPEEDS_STEPS_PER_S: 2 steps/s, slow enough to re
 
 
 def parts(wing: Path, stem: str = "stage") -> tuple[tuple[Path, str], ...]:
-    """The (folder, stem) of each file a stage's JS and CSS are joined from, in order (for ui/offline.py)."""
+    """The (folder, stem) of each file a stage's JS and CSS are joined from, in order (for the offline writer)."""
     return ((_UI, "stage_player"), (wing, stem))
 
 
@@ -30,9 +31,10 @@ def assets(wing: Path, suffix: str, stem: str = "stage") -> str:
 
 
 def register(name: str, wing: Path, stem: str = "stage") -> Mount:
-    """The mount callable of stage `name` whose <stem>.js/<stem>.css live in the folder `wing` (ui/component.py's
+    """The mount callable of stage `name` whose <stem>.js/<stem>.css live in the folder `wing`
+    (ui/components/loader.py's
     register, with the shared player in front)."""
-    import streamlit as st  # here, not at the top: the offline export (ui/offline.py) uses this module without it
+    import streamlit as st  # here, not at the top: the offline writer uses this module without it
 
     return st.components.v2.component(name, html="", css=assets(wing, ".css", stem), js=assets(wing, ".js", stem))
 

@@ -1,7 +1,10 @@
-"""The comparison element's payload (what ui/comparison.js draws) and its offline HTML file, without Streamlit.
+"""The comparison element's payload (what ui/components/comparison/comparison.js draws) and its offline HTML file,
+without Streamlit.
 
-Invariant: streamlit-free (the CLI's export-html reaches it through ui/offline.py and the timeline wing's `export`
-module; the chapters through ui/comparison.py); `/` and every chapter mount exactly `build_payload(...)` plus their
+Invariant: streamlit-free (the CLI's export-html reaches it through ui/components/offline/writer.py and the timeline
+wing's `export`
+module; the chapters through ui/components/comparison/mount.py); `/` and every chapter mount exactly
+`build_payload(...)` plus their
 extras and start cursor, and "Download this view" writes that same dict into the file, so the file plays as the
 page does.
 """
@@ -16,10 +19,10 @@ from typing import Sequence
 from chunkviz.analysis.bookmarks import find_bookmarks
 from chunkviz.analysis.metrics import summarize
 from chunkviz.simulator.trace import Trace
-from ui import comparison_data as td
+from ui.components.comparison import data as td
 from ui import palette
 from ui.i18n import tr
-from ui.offline import Component, StartParam, page_html
+from ui.components.offline.writer import Component, StartParam, page_html
 
 COMPONENT = Component(((Path(__file__).resolve().parent, "comparison"),), "chunkviz_timeline", "timeline")
 START = StartParam(td.URL_PARAM, "t0_ms")

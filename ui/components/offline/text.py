@@ -1,4 +1,4 @@
-"""Texts of the "Download this view" button (one offline HTML file per lesson view; ui/offline.py writes it)."""
+"""Texts of the "Download this view" button (one offline HTML file per lesson view; writer.py writes it)."""
 
 TEXTS = {
     "dl.view": ("Download this view (HTML)", "下载此视图（HTML）"),

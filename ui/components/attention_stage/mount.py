@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from chunkviz.lessons.attention_math import ChunkedAttentionDemo
-from ui import stage_component
-from ui.attention_stage_export import KEY, URL_PARAM, payload
+from ui.components.stage_player import mount as stage_component
+from ui.components.attention_stage.export import KEY, URL_PARAM, payload
 from ui.i18n import current_lang
 
 _mount = stage_component.register("chunkviz_attention_stage", Path(__file__).resolve().parent, "attention_stage")

@@ -13,9 +13,9 @@ from pathlib import Path
 import streamlit as st
 
 from chunkviz.simulator.trace import Trace
-from ui import stage_component
+from ui.components.stage_player import mount as stage_component
 from ui.i18n import current_lang
-from ui.kv_stage_export import KEY, URL_PARAM, build_payload, version_of
+from ui.components.kv_stage.export import KEY, URL_PARAM, build_payload, version_of
 from ui.url_state import int_parser, report_error
 
 NAME = "chunkviz_kv_stage"

@@ -1,7 +1,9 @@
-"""The attention stage's payload (what ui/attention_stage.js draws for one demo, in one language) and its offline
+"""The attention stage's payload (what ui/components/attention_stage/attention_stage.js draws for one demo, in one
+language) and its offline
 HTML file, without Streamlit; shared by /attention and chapter 3 (a chapter may not import the attention wing).
 
-Invariant: streamlit-free (the CLI's export-html reaches it through ui/offline.py and the attention wing's `export`
+Invariant: streamlit-free (the CLI's export-html reaches it through ui/components/offline/writer.py and the attention
+wing's `export`
 module); /attention and chapter 3 mount exactly `payload(...)` plus their start position, and their "Download this
 view" buttons write that same dict into the file.
 """
@@ -12,10 +14,11 @@ from pathlib import Path
 
 from chunkviz.lessons.attention_math import ChunkedAttentionDemo, run_attention_demo
 from chunkviz.lessons.attention_stage import stage_data
-from ui import palette, stage_component
-from ui.text_attention_stage import TEXTS
+from ui import palette
+from ui.components.stage_player import mount as stage_component
+from ui.components.attention_stage.text import TEXTS
 from ui.i18n import tr
-from ui.offline import Component, StartParam, page_html
+from ui.components.offline.writer import Component, StartParam, page_html
 
 KEY = "attention_stage"
 URL_PARAM = "am_step"

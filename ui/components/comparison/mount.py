@@ -1,5 +1,5 @@
 """The comparison element, shared by `/` and the lecture chapters: several engines' runs in one browser-side
-component (ui/comparison.{js,css}) on one time axis.
+component (ui/components/comparison/comparison.{js,css}) on one time axis.
 
 Invariant: render_comparison sends a run's drawable data once per (runs, language, mode, extras); the cursor then
 lives in the browser (and in the URL as t_ms), so stepping and playing never rerun the script. A page adds its own
@@ -15,9 +15,9 @@ import streamlit as st
 
 from chunkviz.analysis.timeline import union_step_times
 from chunkviz.simulator.trace import Trace
-from ui import comparison_data as td
-from ui.component import register
-from ui.comparison_export import build_payload, default_cursor_ms, version_of
+from ui.components.comparison import data as td
+from ui.components.loader import register
+from ui.components.comparison.export import build_payload, default_cursor_ms, version_of
 from ui.i18n import current_lang
 from ui.url_state import float_parser, int_parser
 
@@ -48,7 +48,8 @@ def render_comparison(runs: Sequence[tuple[str, Trace]], key: str = "timeline", 
     """Draw `runs` (label, trace) on one shared time axis, each engine with its step lane and active requests.
 
     The element gets the CSS class st-key-<key>; the cursor starts at `start_ms`, else where the page's link says
-    (t_ms or step). `extras` (JSON) adds to or overrides the payload: see the keys read in ui/comparison.js.
+    (t_ms or step). `extras` (JSON) adds to or overrides the payload: see the keys read in
+    ui/components/comparison/comparison.js.
     Returns the data mounted (the page's "Download this view" writes exactly that into the offline file).
     """
     data = dict(build_payload(runs, current_lang(), present))
