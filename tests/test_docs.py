@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import json
 import re
 import shlex
 import subprocess
@@ -348,3 +349,45 @@ def test_the_readme_keeps_the_two_commands_ci_runs():
     texts = {c.text for c in commands(README)}
     assert {"bash scripts/run-app.sh", "bash scripts/test.sh"} <= texts
     assert "bash scripts/test.sh" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def _json_of(argv: list[str]) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(argv) == 0, f"{argv} failed"
+    return json.loads(out.getvalue())
+
+
+def test_the_default_scenario_spelled_out_is_the_bare_command():
+    """docs/cli.md's two default-scenario commands print the same JSON (the check test_prefix_caching_default makes
+    for the code, here for the page that states it)."""
+    section = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("## The default scenario", 1)[1]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    bare, spelled = [c for c in commands_in(block)]
+    assert _json_of(bare) == _json_of(spelled)
+
+
+def commands_in(block: str) -> list[list[str]]:
+    """The chunkviz argv of each command in a bash block's text."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    return [_argv(_strip_comment(line)) for line in joined.splitlines() if line.strip()]
+
+
+def _ms(summary: dict, key: str) -> str:
+    return f"{summary[key] * 1000:,.1f} ms"
+
+
+def test_engines_table_figures_equal_the_runs():
+    """Every row of docs/engines.md's default-scenario table, run with its flags: stall steps and the four latency
+    figures equal the page's at its printed precision."""
+    text = (ROOT / "docs" / "engines.md").read_text(encoding="utf-8")
+    table = text.split("## Each engine on the default scenario", 1)[1].split("\n\n")[2]
+    rows = [r for r in table.splitlines()[2:] if r.startswith("|")]
+    assert len(rows) >= 10, "the engines table lost its rows"
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        flags = "" if cells[1] == "(none)" else cells[1].strip("`")
+        got = _json_of(["simulate", *shlex.split(flags), "--json"])
+        printed = (str(got["num_stall_steps"]), _ms(got["tbt_s"], "p50"), _ms(got["tbt_s"], "p99"),
+                   _ms(got["ttft_s"], "p50"), _ms(got["ttft_s"], "p99"))
+        assert tuple(cells[4:9]) == printed, f"docs/engines.md row `{flags}`: page {cells[4:9]}, run {printed}"
