@@ -363,7 +363,7 @@ def test_the_default_scenario_spelled_out_is_the_bare_command():
     for the code, here for the page that states it)."""
     section = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("## The default scenario", 1)[1]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
-    bare, spelled = [c for c in commands_in(block)]
+    bare, spelled = commands_in(block)
     assert _json_of(bare) == _json_of(spelled)
 
 
