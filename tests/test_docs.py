@@ -143,11 +143,22 @@ def _capped(argv: list[str], out_dir: Path) -> list[str]:
     return argv
 
 
+def _subcommand_parser(name: str):
+    """The parser that reads `name`'s flags: the core's, or for export-html the app's own command, which the core
+    runs as a program of its own (chunkviz/cli/export_html.py)."""
+    if name == "export-html":
+        from ui.components.offline.cli import build_parser as export_parser
+
+        return export_parser()
+    return next(a for a in build_parser()._actions if a.dest == "command").choices[name]
+
+
 def _parse(argv: list[str], where: str) -> None:
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         try:
-            build_parser().parse_args(argv)
+            _subcommand_parser(argv[0]).parse_args(argv[1:]) if argv[:1] == ["export-html"] else \
+                build_parser().parse_args(argv)
         except SystemExit as exc:
             pytest.fail(f"{where}\n  the CLI refuses it (exit {exc.code}): {err.getvalue().strip()}")
 
@@ -339,7 +350,7 @@ def test_inline_chunkviz_commands_name_real_flags(page):
             continue
         argv = _argv(text)
         assert argv[0] in subparsers, f"{page.name}: `{text}`: no subcommand {argv[0]!r}"
-        known = {s for action in subparsers[argv[0]]._actions for s in action.option_strings}
+        known = {s for action in _subcommand_parser(argv[0])._actions for s in action.option_strings}
         unknown = [w.split("=")[0] for w in argv[1:] if w.startswith("--") and w.split("=")[0] not in known]
         assert not unknown, f"{page.name}: `{text}`: {argv[0]} has no {unknown}"
 
