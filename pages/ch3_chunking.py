@@ -3,17 +3,19 @@ attention chunk by chunk; the question is about the lecture run's document in bu
 
 import streamlit as st
 
-from chunkviz.lessons.attention_math import run_attention_demo
+from chunkviz.lessons.attention_math import LECTURE_EXAMPLE, run_attention_demo
 from ui.chapters.common import chapter_traces, footer, header, lesson
 from ui.chapters.stages import attention_slide
 from ui.fmt import si
 from ui.i18n import t
 
-# The attention page's example, opened by the link below with these same values (its ?am_n, ?am_d, ?am_chunk), and
-# its FLOPs written as that page writes them (ui.fmt.si), so the two pages show the same figure.
-EXAMPLE = {"am_n": 64, "am_d": 64, "am_chunk": 16}
+# The lecture's example (chunkviz/lessons/attention_math.py, also chapter 9's FLOPs claim), opened on the attention
+# page by the link below with these same values (its ?am_n, ?am_d, ?am_chunk), and its FLOPs written as that page
+# writes them (ui.fmt.si), so the pages show the same figures.
+EXAMPLE = {"am_n": LECTURE_EXAMPLE["num_tokens"], "am_d": LECTURE_EXAMPLE["head_dim"],
+           "am_chunk": LECTURE_EXAMPLE["chunk_tokens"]}
 ch = header(3)
-demo = run_attention_demo(num_tokens=EXAMPLE["am_n"], head_dim=EXAMPLE["am_d"], chunk_tokens=EXAMPLE["am_chunk"])
+demo = run_attention_demo(**LECTURE_EXAMPLE)
 traces = chapter_traces(ch)
 attention_slide(ch, traces, demo)
 lesson(t("chx.body.3", n=demo.num_tokens, d=demo.head_dim, chunk=demo.chunk_tokens, diff=demo.max_abs_diff,

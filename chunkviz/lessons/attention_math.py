@@ -14,6 +14,9 @@ import numpy as np
 MAX_NUM_TOKENS = 4096
 MAX_HEAD_DIM = 256
 DEFAULT_BYTES_PER_ELEMENT = 2  # bf16 K and V in the cache
+# The lecture's one example (chapter 3's stage, /attention opened from it, chapter 9's FLOPs claim): one set of
+# numbers on every page that shows it.
+LECTURE_EXAMPLE = {"num_tokens": 64, "head_dim": 64, "chunk_tokens": 16}
 
 
 def _check_int_range(name: str, value: object, low: int, high: int) -> None:

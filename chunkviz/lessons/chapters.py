@@ -81,7 +81,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "Six orders reach one kitchen with one stove; watch the other tables while the banquet order cooks.",
             "六桌客人向只有一个灶台的后厨点单；看宴席大单下锅时，其他桌的菜怎么样。",
             "lecture", (PREFILL_FIRST,), ("long_prefill", "long_first_token")),
-    Chapter(2, "ch2-long-prefill", "Why a long prefill hurts", "长 Prefill 为什么伤人",
+    Chapter(2, "ch2-long-prefill", "Why a long prefill hurts", "长预填充为什么伤人",
             "One long prompt arrives among running chats; watch the chat windows in the step where it runs, on two engines.",
             "一段长提示词在对话进行中到达；看两个引擎在它运行的那一步里，对话窗口怎么样。",
             "lecture", (PREFILL_FIRST, DECODE_FIRST), ("long_prefill", "longest_gap")),
@@ -102,14 +102,16 @@ CHAPTERS: tuple[Chapter, ...] = (
             "同一负载下的静态、连续与解码优先批处理：看每个新来的请求何时拿到首个 token。",
             "lecture", (STATIC, PREFILL_FIRST, DECODE_FIRST), ("longest_wait", "long_prefill")),
     Chapter(6, "ch6-chunk-size", "Choosing the chunk size: per-class SLOs", "选择块长：分类 SLO",
-            "Chats and documents share one engine: watch the chats' gaps and the documents' first tokens as the budget changes.",
-            "对话和文档共用一个引擎：看预算变化时，对话的间隔和文档的首个 token 怎么变。",
+            f"Chats and documents share one engine at a {LECTURE_BUDGET_TOKENS:,}-token budget per step: watch the "
+            f"chats' gaps and the documents' first tokens, then pick the budget that serves both.",
+            f"对话和文档以每步 {LECTURE_BUDGET_TOKENS:,} token 的预算共用一个引擎：看对话的间隔和文档的首个 token，"
+            f"再选出能同时照顾两类请求的预算。",
             "classes", (DECODE_FIRST,), ("long_prefill", "longest_gap")),
     # The stage draws chapter 2's workload on two GPUs (chunkviz/lessons/split.py: colocated chunked and 1P+1D); the
     # preset and policy here are each instance's engine, and its bookmarks are found in each instance's trace.
     Chapter(7, "split-kitchen", "Split the kitchen", "分开后厨",
             "Chapter 2's orders on two GPUs: two whole kitchens, or one for prefill and one for decode with the KV carried across.",
-            "第 2 章的订单放到两块 GPU 上：两个完整的后厨，或者一个做 Prefill、一个做解码，KV 从中间递过去。",
+            "第 2 章的订单放到两块 GPU 上：两个完整的后厨，或者一个做预填充、一个做解码，KV 从中间递过去。",
             "two-gpus", (DECODE_FIRST,), ("long_prefill", "longest_gap")),
     Chapter(8, "ch7-knobs", "The engines' knobs", "各引擎的调参旋钮",
             "SGLang's defaults beside vLLM's on one workload: watch the chats while the document's chunks run; then the knobs.",

@@ -14,10 +14,10 @@ from typing import Callable
 from chunkviz.analysis.metrics import summarize
 from chunkviz.analysis.scenario import Scenario, run_scenario
 from chunkviz.lessons import split
-from chunkviz.lessons.budgets import BUDGETS_TOKENS, budget_meeting_both, sweep_budgets
-from chunkviz.lessons.chapters import (CHAPTERS, DECODE_FIRST, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, SGLANG_DEFAULT,
-                                       STATIC, chapter, find_bookmark, long_request_id, num_prefill_chunks,
-                                       scenario_for)
+from chunkviz.lessons.budgets import BUDGETS_TOKENS, ClassSlo, budget_meeting_both, sweep_budgets
+from chunkviz.lessons.chapters import (CHAPTERS, DECODE_FIRST, LECTURE_BUDGET_TOKENS, PREFILL_FIRST, PRESETS,
+                                       SGLANG_DEFAULT, STATIC, chapter, find_bookmark, long_request_id,
+                                       num_prefill_chunks, scenario_for)
 from chunkviz.simulator.trace import Trace
 
 Runner = Callable[[Scenario], Trace]
@@ -25,12 +25,12 @@ Runner = Callable[[Scenario], Trace]
 OPTIONS: dict[int, tuple[str, ...]] = {
     1: ("none", "one_each", "several_each"),
     2: ("yes", "no"),
-    3: ("one_step", "prompt_over_budget", "more_than_double"),
+    3: ("one_step", "half", "prompt_over_budget", "double"),  # step counts, from the run (_num_chunks)
     4: ("all", "all_but_shared_blocks", "none"),
     5: ("right_away", "after_r0_finishes", "after_all"),
     6: tuple(str(b) for b in BUDGETS_TOKENS),
     7: ("colocated", "disagg", "same"),
-    8: ("yes", "no", "only_with_mixed_chunk"),
+    8: ("yes", "only_with_mixed_chunk", "no"),
     9: ("lower", "same", "higher"),
 }
 
@@ -82,15 +82,29 @@ def _r0_token(run: Runner) -> Prediction:
         "step_ms_chunked": mark_c.duration_ms})
 
 
+# Chapter 3's options are step counts, not the formula: one step (no chunking), ⌈prompt / budget⌉ (a full budget
+# per step), half of it (two budgets per step) and twice it (half a budget per step). The learner divides.
+CHUNK_OPTION_FACTORS = {"one_step": 0.0, "half": 0.5, "prompt_over_budget": 1.0, "double": 2.0}
+
+
+def chunk_option_steps(ideal_chunks: int) -> dict[str, int]:
+    """Each of chapter 3's options as a number of steps (distinct: the lecture's prompt is many budgets long)."""
+    steps = {o: 1 if f == 0 else max(1, math.ceil(ideal_chunks * f)) for o, f in CHUNK_OPTION_FACTORS.items()}
+    assert len(set(steps.values())) == len(steps), f"chapter 3's options must differ, got {steps}"
+    return steps
+
+
 def _num_chunks(run: Runner) -> Prediction:
-    # Rule: 1 step → one_step; at most 1.5 × ceil(prompt / budget) → prompt_over_budget; else more_than_double.
+    # Rule: the option whose step count is nearest the steps the run computed the prompt in (ties: the fewer steps).
     trace = _trace(3, DECODE_FIRST, run)
     rid = long_request_id(trace)
     prompt = next(r.prompt_tokens for r in trace.requests if r.request_id == rid)
     n, ideal = num_prefill_chunks(trace, rid), math.ceil(prompt / LECTURE_BUDGET_TOKENS)
-    verdict = "one_step" if n == 1 else ("prompt_over_budget" if n <= 1.5 * ideal else "more_than_double")
+    steps = chunk_option_steps(ideal)
+    verdict = min(steps, key=lambda o: (abs(steps[o] - n), steps[o]))
     return _make(3, verdict, {"chunks": n, "ideal_chunks": ideal, "prompt_tokens": prompt,
-                              "budget_tokens": LECTURE_BUDGET_TOKENS})
+                              "budget_tokens": LECTURE_BUDGET_TOKENS,
+                              **{f"steps_{o}": v for o, v in steps.items()}})
 
 
 def _shared_prefix(run: Runner) -> Prediction:
@@ -100,8 +114,13 @@ def _shared_prefix(run: Runner) -> Prediction:
     hit = mark.num_tokens if mark else 0
     prompt = mark.prompt_tokens if mark else 0
     verdict = "all" if hit == 0 else ("none" if hit >= prompt - 1 else "all_but_shared_blocks")
+    # The shared system prompt's tokens past the last whole block it fills: they share a block with the request's
+    # own text, so the cache cannot hand them over.
+    first = PRESETS[chapter(4).preset].requests()[0]
+    shared = first.segments[0].num_tokens if first.segments else 0
     return _make(4, verdict, {"request_id": mark.request_id if mark else 0, "hit_tokens": hit,
-                              "prompt_tokens": prompt, "computed_tokens": prompt - hit})
+                              "prompt_tokens": prompt, "computed_tokens": prompt - hit,
+                              "tail_tokens": max(0, shared - hit)})
 
 
 def _static_wait(run: Runner) -> Prediction:
@@ -120,12 +139,18 @@ def _static_wait(run: Runner) -> Prediction:
 
 
 def _budget_both(run: Runner) -> Prediction:
+    # Rule (budgets.budget_meeting_both): the budget whose chats meet TTFT p90 and TBT p99 and whose documents meet
+    # TTFT p50; if several do, the one whose documents' first token comes soonest. The SLOs are figures too: the
+    # question prints them.
     points = sweep_budgets()
     best = budget_meeting_both(points)
     assert best is not None, "the lesson's SLOs must be met by one of the budgets"
-    figures = {}
+    slo = ClassSlo()
+    figures = {"slo_chat_ttft_ms": slo.chat_ttft_p90_s * 1e3, "slo_chat_tbt_ms": slo.chat_tbt_p99_s * 1e3,
+               "slo_doc_ttft_ms": slo.doc_ttft_p50_s * 1e3}
     for p in points:
         figures.update({f"tbt_p99_ms_{p.budget_tokens}": p.chat_tbt_p99_s * 1e3,
+                        f"chat_ttft_ms_{p.budget_tokens}": p.chat_ttft_p90_s * 1e3,
                         f"doc_ttft_ms_{p.budget_tokens}": p.doc_ttft_p50_s * 1e3})
     return _make(6, str(best), figures)
 
@@ -150,14 +175,24 @@ def _split_gap(run: Runner) -> Prediction:
     return _make(7, verdict, figures)
 
 
+def _doc_stall_steps(trace: Trace) -> int:
+    """Steps computing a chunk of the document's prompt while a decode-ready chat got no token."""
+    rid = long_request_id(trace)
+    return sum(1 for s in trace.steps if s.num_stalled_decodes
+               and any(c.request_id == rid and c.phase == "prefill" for c in s.chunks))
+
+
 def _mixed_chunk(run: Runner) -> Prediction:
-    # Rule: default SGLang stalls decodes (stall steps > 0) and mixed-chunk does not → only_with_mixed_chunk.
+    # Rule, on the steps that carry the document's chunks: no stalled chat under SGLang's defaults → yes; none only
+    # once --enable-mixed-chunk is set → only_with_mixed_chunk; stalls either way → no.
     default = _trace(8, SGLANG_DEFAULT, run)
     s = scenario_for(chapter(8), SGLANG_DEFAULT)
     mixed = run_scenario(replace(s, scheduler=replace(s.scheduler, sglang_enable_mixed_chunk=True)))
-    verdict = ("yes" if default.num_stall_steps == 0 else
-               "only_with_mixed_chunk" if mixed.num_stall_steps == 0 else "no")
-    return _make(8, verdict, {"stall_steps": default.num_stall_steps, "stall_steps_mixed": mixed.num_stall_steps,
+    doc, doc_mixed = _doc_stall_steps(default), _doc_stall_steps(mixed)
+    verdict = "yes" if doc == 0 else "only_with_mixed_chunk" if doc_mixed == 0 else "no"
+    return _make(8, verdict, {"doc_stall_steps": doc, "doc_stall_steps_mixed": doc_mixed,
+                              "doc_chunks": num_prefill_chunks(default, long_request_id(default)),
+                              "stall_steps": default.num_stall_steps, "stall_steps_mixed": mixed.num_stall_steps,
                               "tbt_max_ms": summarize(default).tbt_s.max * 1e3,
                               "tbt_max_mixed_ms": summarize(mixed).tbt_s.max * 1e3})
 

@@ -84,7 +84,7 @@ def test_the_prediction_is_checked_against_the_simulator(number):
     assert metrics not in "\n".join(c.value for c in at.caption)  # no result before the answer
     at.radio(key=f"c{number}_pred").set_value(wrong).run()
     assert not at.exception
-    assert at.error and tr(f"chx.o.{number}.{p.correct_option}", "en") in at.error[0].value
+    assert at.error and tr(f"chx.o.{number}.{p.correct_option}", "en", **dict(p.figures)) in at.error[0].value
     assert metrics in "\n".join(c.value for c in at.caption)  # the runs' figures, once answered
     at.radio(key=f"c{number}_pred").set_value(p.correct_option).run()
     assert at.success and tr("chx.pred.right", "en") in at.success[0].value

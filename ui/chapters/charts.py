@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots
 
 from chunkviz.lessons.budgets import BudgetPoint, ClassSlo
 from chunkviz.lessons.utilisation import StepUtil
+from ui.fmt import deciding
 from ui.palette import CURSOR, DECODE, MIXED, PREFILL, WAITING
 
 
@@ -59,7 +60,7 @@ def budget_figure(points: tuple[BudgetPoint, ...], slo: ClassSlo, labels: dict[s
     for col, values, limit in ((1, [p.chat_tbt_p99_s * 1e3 for p in points], slo.chat_tbt_p99_s * 1e3),
                                (2, [p.doc_ttft_p50_s * 1e3 for p in points], slo.doc_ttft_p50_s * 1e3)):
         fig.add_trace(go.Bar(x=x, y=values, marker={"color": colors}, showlegend=False,
-                             text=[f"{v:.0f}" for v in values], textposition="outside"), row=1, col=col)
+                             text=[deciding(v, limit) for v in values], textposition="outside"), row=1, col=col)
         fig.add_hline(y=limit, line={"color": CURSOR, "dash": "dash"}, annotation_text=labels["slo"],
                       annotation_position="top left", row=1, col=col)
         fig.update_xaxes(title_text=labels["axis"], type="category", row=1, col=col)

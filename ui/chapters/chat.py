@@ -18,11 +18,19 @@ def frozen_after_s(trace: Trace) -> float:
     return 3.0 * float(np.median(trace.tbt_gaps_s)) if trace.tbt_gaps_s else 0.05
 
 
-def shown_requests(trace: Trace, max_boxes: int) -> tuple[RequestResult, ...]:
-    """The longest prompt (the document) and the first other requests, in id order: the stall and its victims."""
+def stalled_ids(trace: Trace, step_index: int) -> tuple[int, ...]:
+    """The requests frozen in a step: decode-ready, no token (the engine's DecodeStalled event)."""
+    return tuple(sorted({r for e in trace.steps[step_index].events if e.kind == "DecodeStalled"
+                         for r in e.request_ids}))
+
+
+def shown_requests(trace: Trace, max_boxes: int, named: tuple[int, ...] = ()) -> tuple[RequestResult, ...]:
+    """The longest prompt (the document), every request in `named` (those the slide's labels name or count), then
+    the first other requests, in id order, up to `max_boxes` windows: the stall and its victims."""
     longest = max(trace.requests, key=lambda r: (r.prompt_tokens, -r.request_id))
-    others = [r for r in trace.requests if r is not longest][: max_boxes - 1]
-    return tuple(sorted(others + [longest], key=lambda r: r.request_id))
+    must = {longest.request_id, *named}
+    others = [r for r in trace.requests if r.request_id not in must][: max(0, max_boxes - len(must))]
+    return tuple(sorted([r for r in trace.requests if r.request_id in must] + others, key=lambda r: r.request_id))
 
 
 def _prefill_progress(trace: Trace, request_id: int) -> list[list[float]]:
@@ -41,11 +49,12 @@ def _stove(trace: Trace) -> list[str]:
     return [", ".join(f"R{c.request_id}" for c in s.chunks if c.phase == "prefill") for s in trace.steps]
 
 
-def chat_payload(trace: Trace, max_boxes: int = 4, stove: bool = False) -> dict:
-    """One engine's chat windows (and, for the kitchen, what each step cooks) for the comparison element's JS."""
+def chat_payload(trace: Trace, max_boxes: int = 4, stove: bool = False, named: tuple[int, ...] = ()) -> dict:
+    """One engine's chat windows (and, for the kitchen, what each step cooks) for the comparison element's JS; every
+    request in `named` has one."""
     boxes = [{"r": r.request_id, "arr": r.arrival_s * 1e3, "out": r.output_tokens, "prompt": r.prompt_tokens,
               "tok": [x * 1e3 for x in (r.token_times_s[0] if r.token_times_s else ())],
-              "pre": _prefill_progress(trace, r.request_id)} for r in shown_requests(trace, max_boxes)]
+              "pre": _prefill_progress(trace, r.request_id)} for r in shown_requests(trace, max_boxes, named)]
     out = {"boxes": boxes, "frozen_ms": frozen_after_s(trace) * 1e3}
     if stove:
         out["stove"] = _stove(trace)

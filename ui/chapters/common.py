@@ -15,7 +15,8 @@ from chunkviz.lessons import chapters as lessons
 from chunkviz.lessons.chapters import Chapter
 from chunkviz.lessons.predictions import prediction as _core_prediction
 from chunkviz.simulator.trace import Trace
-from ui.i18n import t
+from ui.chapters.answers import answer_fields
+from ui.i18n import current_lang, t
 from ui.lecture import lecture_on
 from ui.runs import CACHE_TTL_S, cached_trace, trace_or_error
 from ui.plotly_config import chart_config
@@ -132,26 +133,39 @@ def metric_definitions(number: int) -> str | None:
     return render(*CHAPTER_TERMS[number]) if render is not None else None
 
 
+def sentences(*parts: str) -> str:
+    """Sentences one after another: a space between English ones, none after a 中文 full stop ("。 后厨" is a stray
+    space)."""
+    return ("" if current_lang() == "zh" else " ").join(p for p in parts if p)
+
+
+def engine_line(engine: str, line: str) -> str:
+    """"engine: line" with the language's colon (a full-width one after 中文's full-width bracket)."""
+    return t("chx.engine_line", engine=engine, line=line)
+
+
 def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = None, held: bool = True) -> None:
     """The chapter's question (element keyed `predict`); answering lifts the stage's hold and moves its cursor past
     the key step (in the browser), checks the simulator's answer, and shows the runs' `results`. A stage with no hold
-    (`held` False: chapters 3 and 4) says so instead of promising one."""
+    (`held` False: chapters 3 and 4) says so instead of promising one. The question, options and verdict are
+    written with the prediction's figures and the stage's `fields` (ui/chapters/answers.py)."""
     p = prediction(ch.number)
-    fmt = {k: v for k, v in p.figures}
+    fmt = {**answer_fields(ch, p, engine_label), **(fields or {})}
     with st.container(border=True, key="predict"):
-        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **(fields or {}))}",
+        st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **fmt)}",
                     help=metric_definitions(ch.number))
         left, right = st.columns([5, 2], vertical_alignment="center")
-        lang_labels = {o: t(f"chx.o.{ch.number}.{o}") for o in p.option_ids}
+        lang_labels = {o: t(f"chx.o.{ch.number}.{o}", **fmt) for o in p.option_ids}
         answer = left.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",
                             format_func=lang_labels.get, label_visibility="collapsed")
         if answer is None:
             right.caption(t("chx.pred.hold" if held else "chx.pred.first"))
             return
+        verdict = t(f"chx.a.{ch.number}", **fmt)
         if answer == p.correct_option:
-            st.success(t("chx.pred.right") + " " + t(f"chx.a.{ch.number}", **fmt))
+            st.success(sentences(t("chx.pred.right"), verdict))
         else:
-            st.error(t("chx.pred.wrong", answer=lang_labels[p.correct_option]) + " " + t(f"chx.a.{ch.number}", **fmt))
+            st.error(sentences(t("chx.pred.wrong", answer=lang_labels[p.correct_option]), verdict))
         st.caption(" · ".join(results) if len(results) == 1 else "  \n".join(results))
 
 

@@ -17,15 +17,16 @@ from chunkviz.analysis.metrics import summarize
 from chunkviz.lessons.chapters import (LECTURE_BUDGET_TOKENS, PRESETS, Bookmark, Chapter, bookmarks, find_bookmark,
                                        long_request_id)
 from chunkviz.simulator.trace import Trace
-from ui.chapters.chat import chat_payload
-from ui.chapters.common import engine_label, is_present, predict_then_reveal
+from ui.chapters.answers import count
+from ui.chapters.chat import chat_payload, stalled_ids
+from ui.chapters.common import engine_label, engine_line, is_present, predict_then_reveal
 from ui.components.comparison.mount import render_comparison
 from ui.components.comparison.export import html_for
 from ui.i18n import current_lang, t
 from ui.components.offline.download import download_view
 
-_CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done", "stove", "stove_decode",
-              "stove_idle")
+_CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done", "stove", "stove_one",
+              "stove_decode", "stove_decode_one", "stove_idle")
 
 
 def label_for(mark: Bookmark, trace: Trace) -> str:
@@ -33,9 +34,9 @@ def label_for(mark: Bookmark, trace: Trace) -> str:
     k, rid, ms, frozen = mark.kind, mark.request_id, mark.duration_ms, mark.num_frozen
     if k == "long_prefill":
         if mark.num_tokens == mark.prompt_tokens:
-            return t("chx.lbl.whole_prompt", rid=rid, tokens=mark.prompt_tokens, ms=ms, frozen=frozen)
+            return t("chx.lbl.whole_prompt", rid=rid, tokens=mark.prompt_tokens, ms=ms, frozen=count("chats", frozen))
         return t("chx.lbl.first_chunk", rid=rid, chunk=mark.num_tokens, tokens=mark.prompt_tokens, ms=ms,
-                 frozen=frozen)
+                 frozen=count("chats", frozen))
     if k == "long_last_chunk":
         return t("chx.lbl.last_chunk", rid=rid, chunk=mark.num_tokens, cached=mark.prompt_tokens - mark.num_tokens)
     if k == "long_first_token":
@@ -48,6 +49,21 @@ def label_for(mark: Bookmark, trace: Trace) -> str:
     if k == "longest_wait":
         return t("chx.lbl.longest_wait", rid=rid, ms=ms)
     return t("chx.lbl.longest_gap", ms=ms, frozen=frozen)
+
+
+# Labels that count the chats frozen in their step (label_for): each of those chats gets a window on the slide.
+_COUNTS_FROZEN = ("long_prefill", "longest_gap")
+
+
+def named_requests(ch: Chapter, trace: Trace) -> tuple[int, ...]:
+    """The requests the engine's labels name (R4, R5) or count ("4 chats frozen"): each needs its chat window."""
+    out: set[int] = set()
+    for mark in bookmarks(trace, ch.bookmarks):
+        if mark.request_id is not None:
+            out.add(mark.request_id)
+        if mark.kind in _COUNTS_FROZEN and mark.num_frozen:
+            out.update(stalled_ids(trace, mark.step_index))
+    return tuple(sorted(out))
 
 
 def notes(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
@@ -124,10 +140,14 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
            "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
     if chats:
         # The kitchen seats every table (six requests, three rows); other chapters show the document and 3 chats.
-        out["chats"] = [chat_payload(tr, 6 if kitchen else 4, stove=kitchen) for tr in traces.values()]
+        # Every request a label names or counts has its window (ch. 2's "4 chats frozen" draws all four).
+        out["chats"] = [chat_payload(tr, 6 if kitchen else 4, stove=kitchen, named=named_requests(ch, tr))
+                        for tr in traces.values()]
         out["chat_text"] = {k: t(f"chx.chat.{k}") for k in _CHAT_KEYS}
         out["chat_text"]["head"] = t("chx.chat.table" if kitchen else "chx.chat.head")
-        out["chat_words"] = t("chx.words").split()
+        # A 中文 "word" is a character (the text has no spaces between them), an English one is space-separated.
+        words = t("chx.words")
+        out["chat_words"] = [c for c in words if not c.isspace()] if current_lang() == "zh" else words.split()
         out["chat_joiner"] = "" if current_lang() == "zh" else " "
     # Tall enough for each engine's lanes (and its 2×2 chat windows beside them), short enough that the question
     # under the stage stays inside 720 px (tests/e2e/test_slides_browser.py).
@@ -177,7 +197,8 @@ def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bo
         if view in ("answer", "both"):
             answer_view()
     many = len(traces) > 1
-    predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
+    predict_then_reveal(ch, [engine_line(engine_label(p), metrics_line(tr)) if many else metrics_line(tr)
+                            for p, tr in traces.items()],
                         question_fields(ch, traces))
     if not is_present():
         st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))

@@ -11,13 +11,15 @@ from dataclasses import replace
 import streamlit as st
 
 from chunkviz.lessons import batching, budgets, knobs, misconceptions, priority, sharing, utilisation
+from chunkviz.lessons.attention_math import LECTURE_EXAMPLE
 from chunkviz.lessons.batching import mode_scenario
 from chunkviz.lessons.chapters import LECTURE
 from chunkviz.simulator.trace import Trace
 from ui.chapters.charts import budget_figure, utilisation_figure, work_per_step_figure
-from ui.chapters.common import ROLES, chapter_chart, engine_label, is_present
+from ui.chapters.common import ROLES, chapter_chart, engine_label, is_present, sentences
 from ui.chapters.text_knobs import default_key
-from ui.i18n import t
+from ui.fmt import si
+from ui.i18n import current_lang, t
 from ui.runs import CACHE_TTL_S
 
 
@@ -152,6 +154,16 @@ def knobs_table() -> None:
         st.markdown("\n".join(lines))
 
 
+def knob_runs_caption(knob: knobs.Knob) -> str:
+    """What the knob's rows run, read from the scenarios they run (knobs.knob_scenario): the engine's simulator
+    policy or policies, the preset's requests, the setting each row changes."""
+    scenarios = [knobs.knob_scenario(knob, v) for v in knob.try_values]
+    comma = "、" if current_lang() == "zh" else ", "
+    policies = comma.join(f"`{p}`" for p in dict.fromkeys(s.scheduler.policy for s in scenarios))
+    return t("chx.knob.runs", engine=t(f"chx.knob.engine.{knob.engine}"), policy=policies,
+             requests=len(scenarios[0].requests()), setting=knob.setting)
+
+
 def knobs_effects() -> None:
     """What each modelled knob does in a run, and when to turn chunking off: results, so shown after the answer."""
     modelled = [k for k in knobs.KNOBS if k.setting != knobs.NOT_MODELLED]
@@ -159,11 +171,22 @@ def knobs_effects() -> None:
                         format_func=lambda i: f"{t('chx.knob.engine.' + modelled[i].engine)} · {modelled[i].name}")
     rows = tuple(replace(r, label=engine_label(r.label)) if r.label in ROLES else r for r in _effect(modelled[pick]))
     _figures_table(rows, t("chx.knob.value"))
-    st.caption(t("chx.knob.todo_trtllm"))
+    st.caption(knob_runs_caption(modelled[pick]))
     st.subheader(t("chx.off.title"))
     for case in knobs.CHUNKING_OFF_CASES:
         st.markdown(t(f"chx.off.{case}"))
         _figures_table(_off(case), t("chx.off.run"))
+
+
+def claim_fields(c: misconceptions.Claim) -> dict[str, object]:
+    """A claim's figures as its sentence prints them: the attention example's FLOPs as chapter 3 and /attention
+    write them (ui.fmt.si), with the example's size."""
+    out: dict[str, object] = dict(c.figures)
+    if c.claim_id == "adds_flops":
+        out.update(chunked_flops=si(out["chunked_flops"]), one_pass_flops=si(out["one_pass_flops"]),
+                   n=LECTURE_EXAMPLE["num_tokens"], d=LECTURE_EXAMPLE["head_dim"],
+                   chunk=LECTURE_EXAMPLE["chunk_tokens"])
+    return out
 
 
 def misconceptions_lesson() -> None:
@@ -180,10 +203,10 @@ def misconceptions_lesson() -> None:
             if said is None:
                 return
             verdict = t("chx.myth.verdict_true" if c.holds else "chx.myth.verdict_false")
-            why = t(f"chx.myth.{c.claim_id}.why", **dict(c.figures))
+            why = t(f"chx.myth.{c.claim_id}.why", **claim_fields(c))
             right = (said == "true") == c.holds
-            (st.success if right else st.error)(f"{t('chx.pred.right') if right else t('chx.myth.wrong')} "
-                                                f"{verdict} — {why}")
+            (st.success if right else st.error)(sentences(t("chx.pred.right") if right else t("chx.myth.wrong"),
+                                                          f"{verdict} — {why}"))
     st.subheader(t("chx.interview.title"))
     for i in range(1, 7):
         with st.expander(t(f"chx.iq.{i}")):

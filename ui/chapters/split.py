@@ -17,7 +17,7 @@ from chunkviz.simulator.deployment import DeploymentRun
 from chunkviz.simulator.kv_link import parse_kv_link
 from chunkviz.simulator.trace import Trace
 from ui import palette
-from ui.chapters.common import is_present, predict_then_reveal
+from ui.chapters.common import engine_line, is_present, predict_then_reveal
 from ui.chapters.lanes import answered, label_for, metrics_line
 from ui.components.comparison.mount import render_comparison
 from ui.components.comparison.export import html_for
@@ -128,7 +128,7 @@ def slide(ch: Chapter) -> None:
         mounted = render_comparison(engines(runs), key=f"c{ch.number}_lanes", present=is_present(),
                                     extras=extras(ch, runs, answered(ch)), start_ms=hold_ms(ch, runs))
         st.caption(t("chx.split.link", link=link_label(split.SLIDE_LINK)))  # split.SLIDE_TRANSFER: layerwise
-    results = [f"{t(f'chx.split.run.{kind}')}: {metrics_line(run.trace)}" for kind, run in runs.items()]
+    results = [engine_line(t(f"chx.split.run.{kind}"), metrics_line(run.trace)) for kind, run in runs.items()]
     predict_then_reveal(ch, results)
     if not is_present():
         st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))

@@ -17,7 +17,7 @@ from chunkviz.simulator.trace import Trace
 from ui.components.attention_stage import mount as attention_stage
 from ui.components.kv_stage import mount as kv_stage
 from ui.components.attention_stage.export import html_for as attention_html
-from ui.chapters.common import engine_label, is_present, predict_then_reveal
+from ui.chapters.common import engine_label, engine_line, is_present, predict_then_reveal
 from ui.chapters.lanes import metrics_line, question_fields
 from ui.i18n import current_lang, t
 from ui.components.kv_stage.export import html_for as kv_html
@@ -31,7 +31,8 @@ from ui.components.offline.download import download_view
 def _question_and_download(ch: Chapter, traces: dict[str, Trace], html) -> None:
     """The chapter's question and its results under the stage, then "Download this view" (the stage as mounted)."""
     many = len(traces) > 1
-    predict_then_reveal(ch, [(f"{engine_label(p)}: " if many else "") + metrics_line(tr) for p, tr in traces.items()],
+    predict_then_reveal(ch, [engine_line(engine_label(p), metrics_line(tr)) if many else metrics_line(tr)
+                            for p, tr in traces.items()],
                         question_fields(ch, traces), held=False)
     if not is_present():
         st.caption(t("chx.preset_note", preset=t(f"chx.preset.{ch.preset}")))

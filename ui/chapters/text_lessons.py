@@ -9,8 +9,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "into the fridge. Plating is **decode**: one dish, one token, per round. Rounds are **engine steps**, and "
         "the expediter who decides what each round cooks is the **scheduler**. Watch what a banquet order does to "
         "the other tables.",
-        "餐厅后厨就是一台推理引擎。每桌客人是一个请求。看单并把所有食材一次备齐，就是 **Prefill（预填充）**："
-        "整段提示词过一遍模型，每个 token 的 K 和 V 放进冰箱。出菜是 **Decode（解码）**：每一轮上一道菜、出一个 "
+        "餐厅后厨就是一台推理引擎。每桌客人是一个请求。看单并把所有食材一次备齐，就是**预填充**："
+        "整段提示词过一遍模型，每个 token 的 K 和 V 放进冰箱。出菜是**解码**：每一轮上一道菜、出一个 "
         "token。一轮就是一个**引擎步**，决定每轮做什么的传菜员就是**调度器**。看看一桌宴席大单会让其他桌怎样。"),
     "chx.glossary.kitchen": ("In the kitchen", "在后厨"),
     "chx.glossary.engine": ("In the engine", "在引擎里"),
@@ -19,7 +19,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "plating one dish per round|decode: one token per step;a round of cooking|an engine step;"
         "the fridge of prepared boxes|the KV cache, in blocks of 16 tokens;the expediter|the scheduler;"
         "a 100-dish banquet order|a 6,806-token document;a table waiting with nothing served|a stalled decode",
-        "一张点单|一个请求;把食材一次备齐|Prefill：整段提示词一次算完;每轮上一道菜|Decode：每步一个 token;"
+        "一张点单|一个请求;把食材一次备齐|预填充：整段提示词一次算完;每轮上一道菜|解码：每步一个 token;"
         "一轮炒菜|一个引擎步;装料包的冰箱|KV 缓存，每块 16 个 token;传菜员|调度器;"
         "100 道菜的宴席大单|6,806 token 的文档;干等着没菜上的一桌|被卡住的解码"),
     "chx.q.1": ("R{rid}'s banquet order (its whole prompt) runs in one step. How many dishes (tokens) do the other "
@@ -28,10 +28,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.o.1.none": ("none", "一道都没有"),
     "chx.o.1.one_each": ("one each", "每桌一道"),
     "chx.o.1.several_each": ("several each", "每桌好几道"),
-    "chx.a.1": ("The kitchen spends {step_ms:.0f} ms on R4's {prompt_tokens:,.0f} prompt tokens and plates "
-                "{decode_tokens:.0f} tokens for the others: {frozen:.0f} chats are frozen for the whole step.",
-                "后厨用 {step_ms:.0f} 毫秒处理 R4 的 {prompt_tokens:,.0f} 个提示词 token，给其他桌上了 "
-                "{decode_tokens:.0f} 个 token：{frozen:.0f} 个对话整整一步都卡着。"),
+    "chx.a.1": ("The kitchen spends {step_ms:.0f} ms on R{rid}'s {prompt_tokens:,.0f} prompt tokens and plates "
+                "{decode_tokens:.0f} tokens for the others; frozen for the whole step: {frozen_chats}.",
+                "后厨用 {step_ms:.0f} 毫秒处理 R{rid} 的 {prompt_tokens:,.0f} 个提示词 token，给其他桌上了 "
+                "{decode_tokens:.0f} 个 token；整整一步都卡着的：{frozen_chats}。"),
     # 2 · long prefill
     "chx.body.2": (
         "A prompt's prefill cost grows with its length: in this run (Llama-3-8B on an H100), R{rid}'s "
@@ -39,18 +39,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{decode_ms:.0f} ms. An engine that runs waiting prompts before decodes (vLLM V0 without chunking) freezes "
         "every chat for that whole step. Chunking bounds the step instead: no step carries more than the "
         "{budget:,}-token budget, so the chats keep their rhythm.",
-        "Prefill 的开销随提示词长度增长：在这次运行里（H100 上的 Llama-3-8B），R{rid} 的 {prompt_tokens:,} 个 token "
+        "预填充的开销随提示词长度增长：在这次运行里（H100 上的 Llama-3-8B），R{rid} 的 {prompt_tokens:,} 个 token "
         "一步算完要 {prefill_ms:,.0f} 毫秒，而一个解码步只要约 {decode_ms:.0f} 毫秒。先跑等待中的提示词、再跑解码的引擎"
         "（不分块的 vLLM V0）会让所有对话在这一整步里卡住。分块则给每一步封顶：任何一步都不超过 {budget:,} 个 token "
         "的预算，对话的节奏就不会乱。"),
-    "chx.q.2": ("In the step where R{rid}'s prompt runs, will R0 (already chatting) get a token?",
-                "在 R{rid} 的提示词运行的那一步里，正在对话的 R0 能拿到一个 token 吗？"),
+    "chx.q.2": ("On “{engine}”: in the step where R{rid}'s prompt runs, will R0 (already chatting) get a token?",
+                "在“{engine}”上：R{rid} 的提示词运行的那一步里，正在对话的 R0 能拿到一个 token 吗？"),
     "chx.o.2.yes": ("yes", "能"),
     "chx.o.2.no": ("no", "不能"),
-    "chx.a.2": ("Prefill-first: R0 gets {r0_tokens:.0f} tokens in a {step_ms:.0f} ms step and {frozen:.0f} chats "
-                "freeze. With chunks, R0 gets {r0_tokens_chunked:.0f} token in a {step_ms_chunked:.0f} ms step.",
-                "预填充优先：R0 在这 {step_ms:.0f} 毫秒的一步里拿到 {r0_tokens:.0f} 个 token，{frozen:.0f} 个对话卡住。"
-                "分块后：R0 在 {step_ms_chunked:.0f} 毫秒的一步里拿到 {r0_tokens_chunked:.0f} 个 token。"),
+    "chx.a.2": ("On “{engine}”, R0's tokens in that {step_ms:.0f} ms step: {r0_tokens:.0f} ({frozen_chats} frozen). "
+                "On “{engine_b}”, in the {step_ms_chunked:.0f} ms step of the prompt's first chunk: "
+                "{r0_tokens_chunked:.0f}.",
+                "在“{engine}”上，R0 在这 {step_ms:.0f} 毫秒的一步里拿到的 token：{r0_tokens:.0f} 个（{frozen_chats}卡住）。"
+                "在“{engine_b}”上，提示词第一块那 {step_ms_chunked:.0f} 毫秒的一步里：{r0_tokens_chunked:.0f} 个。"),
     # 3 · chunking
     "chx.body.3": (
         "Chunked prefill computes a prompt a budget's worth per step, after the decodes have taken their tokens. "
@@ -65,9 +66,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.q.3": ("R{rid}'s {prompt_tokens:,}-token prompt, a {budget:,}-token budget per step: in how many steps is "
                 "the prompt computed?",
                 "R{rid} 的提示词有 {prompt_tokens:,} 个 token，每步预算 {budget:,}：这段提示词要几步才能算完？"),
-    "chx.o.3.one_step": ("one step, as before", "和以前一样，一步"),
-    "chx.o.3.prompt_over_budget": ("about prompt ÷ budget", "大约 提示词长度 ÷ 预算 步"),
-    "chx.o.3.more_than_double": ("more than twice that", "比这还多一倍以上"),
+    "chx.o.3.one_step": ("1 step, as before", "和以前一样，1 步"),
+    "chx.o.3.half": ("{steps_half:,.0f} steps", "{steps_half:,.0f} 步"),
+    "chx.o.3.prompt_over_budget": ("{steps_prompt_over_budget:,.0f} steps", "{steps_prompt_over_budget:,.0f} 步"),
+    "chx.o.3.double": ("{steps_double:,.0f} steps", "{steps_double:,.0f} 步"),
     "chx.a.3": ("{chunks:.0f} steps: ⌈{prompt_tokens:,.0f} / {budget_tokens:.0f}⌉ = {ideal_chunks:.0f}; the decodes "
                 "take a few tokens of each step's budget first.",
                 "{chunks:.0f} 步：⌈{prompt_tokens:,.0f} / {budget_tokens:.0f}⌉ = {ideal_chunks:.0f}；每步预算先被解码拿走几个 token。"),
@@ -94,10 +96,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.o.4.all_but_shared_blocks": ("all but the shared full blocks", "除了共享的满块之外的部分"),
     "chx.o.4.none": ("none", "一个都不用"),
     "chx.a.4": ("R{request_id:.0f} finds {hit_tokens:,.0f} of its {prompt_tokens:,.0f} tokens in the cache (whole "
-                "16-token blocks only; the system prompt's last 8 tokens share a block with R{request_id:.0f}'s own "
-                "text) and computes {computed_tokens:,.0f}.",
-                "R{request_id:.0f} 的 {prompt_tokens:,.0f} 个 token 中有 {hit_tokens:,.0f} 个在缓存里找到（只认完整的 16 token "
-                "块；系统提示词最后 8 个 token 和 R{request_id:.0f} 自己的内容在同一块里），需要计算 {computed_tokens:,.0f} 个。"),
+                "blocks only; the system prompt's last {tail_tokens:,.0f} tokens share a block with "
+                "R{request_id:.0f}'s own text) and computes {computed_tokens:,.0f}.",
+                "R{request_id:.0f} 的 {prompt_tokens:,.0f} 个 token 中有 {hit_tokens:,.0f} 个在缓存里找到（只认完整的块；"
+                "系统提示词最后 {tail_tokens:,.0f} 个 token 和 R{request_id:.0f} 自己的内容在同一块里），需要计算 "
+                "{computed_tokens:,.0f} 个。"),
     # 5 · continuous batching
     "chx.body.5": (
         "**Static batching** admits a batch and waits for its last request to finish before admitting anyone "
@@ -157,19 +160,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "below runs the same 24 requests at four budgets.",
         "两类请求共用一块 GPU。对话要求首字在 500 毫秒内（p90）、每 25 毫秒出一个 token（p99）；文档要求首字在 300 毫秒内"
         "（p50）。预算小，每一步都短，对话满意，但文档的提示词被切成很多步；预算大则相反。下面的扫描用四种预算跑同样的 24 个请求。"),
-    "chx.q.6": ("Which budget meets both classes' SLOs?", "哪个预算能同时满足两类请求的 SLO？"),
+    "chx.q.6": ("SLOs: chats' first token within {slo_chat_ttft} ms (p90) and a token every {slo_chat_tbt} ms (p99); "
+                "documents' first token within {slo_doc_ttft} ms (p50). Which budget per step meets both classes' "
+                "SLOs (if several do: the one whose documents get their first token soonest)?",
+                "SLO：对话首字延迟 {slo_chat_ttft} 毫秒以内（p90）、每 {slo_chat_tbt} 毫秒一个 token（p99）；文档首字延迟 "
+                "{slo_doc_ttft} 毫秒以内（p50）。每步多大的预算能同时满足两类请求的 SLO（若有几个都满足：选文档首字最早的那个）？"),
     "chx.o.6.256": ("256 tokens", "256 token"),
     "chx.o.6.512": ("512 tokens", "512 token"),
     "chx.o.6.1024": ("1,024 tokens", "1,024 token"),
     "chx.o.6.2048": ("2,048 tokens", "2,048 token"),
-    "chx.a.6": ("Chats' TBT p99 at 256 / 512 / 1,024 / 2,048: {tbt_p99_ms_256:.1f} / {tbt_p99_ms_512:.1f} / "
-                "{tbt_p99_ms_1024:.1f} / {tbt_p99_ms_2048:.1f} ms (SLO 25 ms); documents' TTFT p50: "
-                "{doc_ttft_ms_256:.0f} / {doc_ttft_ms_512:.0f} / {doc_ttft_ms_1024:.0f} / {doc_ttft_ms_2048:.0f} ms "
-                "(SLO 300 ms).",
-                "对话的字间延迟 p99 在 256 / 512 / 1,024 / 2,048 时为 {tbt_p99_ms_256:.1f} / {tbt_p99_ms_512:.1f} / "
-                "{tbt_p99_ms_1024:.1f} / {tbt_p99_ms_2048:.1f} 毫秒（SLO 25 毫秒）；文档首字延迟 p50 为 "
-                "{doc_ttft_ms_256:.0f} / {doc_ttft_ms_512:.0f} / {doc_ttft_ms_1024:.0f} / {doc_ttft_ms_2048:.0f} 毫秒"
-                "（SLO 300 毫秒）。"),
+    "chx.a.6": ("At {budgets} tokens: chats' TBT p99 {tbt} ms (SLO {slo_chat_tbt}), TTFT p90 {chat_ttft} ms "
+                "(SLO {slo_chat_ttft}); documents' TTFT p50 {doc_ttft} ms (SLO {slo_doc_ttft}).",
+                "预算 {budgets} token 时：对话字间延迟 p99 为 {tbt} 毫秒（SLO {slo_chat_tbt}），首字延迟 p90 为 "
+                "{chat_ttft} 毫秒（SLO {slo_chat_ttft}）；文档首字延迟 p50 为 {doc_ttft} 毫秒（SLO {slo_doc_ttft}）。"),
     "chx.budget.chat": ("chats: TBT p99 (ms)", "对话：字间延迟 p99（毫秒）"),
     "chx.budget.doc": ("documents: TTFT p50 (ms)", "文档：首字延迟 p50（毫秒）"),
     "chx.budget.axis": ("token budget per step", "每步 token 预算"),
@@ -200,6 +203,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "在每秒 {qps} 个请求时，按优先级调度把对话的首字延迟 p99 从 {chat_fcfs_ms:.0f} 毫秒降到 {chat_prio_ms:.0f} 毫秒；"
         "代价由文档承担，它们的首字延迟 p50 从 {doc_fcfs_ms:.0f} 毫秒变为 {doc_prio_ms:.0f} 毫秒。在本章原本的到达速率下，"
         "队列很少长到让顺序起作用。"),
+    "chx.n.chats": ("{n} chats", "{n} 个对话"),
+    "chx.n.chats_one": ("1 chat", "1 个对话"),
     "chx.view.label": ("Show", "显示"),
     "chx.view.answer": ("Every budget", "每个预算"),
     "chx.view.lanes": ("The timeline", "时间线"),
@@ -225,9 +230,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.knob.col.steps": ("steps", "步数"),
     "chx.knob.col.preempt": ("preemptions", "抢占次数"),
     "chx.knob.col.hits": ("prefix hit rate", "前缀命中率"),
-    "chx.knob.todo_trtllm": ("TensorRT-LLM runs use the decode-first policy (it schedules generation first, then "
-                             "context chunks) until the simulator has its own.",
-                             "在模拟器有专门的策略之前，TensorRT-LLM 的运行使用解码优先策略（它也是先排生成、再排上下文块）。"),
+    "chx.knob.runs": ("These runs: {engine}, simulator policy {policy}, {requests} requests; each row sets "
+                      "`{setting}` to its value.",
+                      "这些运行：{engine}，模拟器策略 {policy}，{requests} 个请求；每一行把 `{setting}` 设为该行的取值。"),
     "chx.off.title": ("When to turn chunking off", "什么时候关掉分块"),
     "chx.off.short_prompts": ("**Short prompts** (32 chats of about 64 tokens): a prompt never exceeds the budget, so "
                               "chunking changes nothing about TTFT; keep it on or off as you like.",
@@ -238,15 +243,18 @@ TEXTS: dict[str, tuple[str, str]] = {
                               "**离线批量**（64 个约 1,500 token 的任务同时到达）：没人盯着逐字输出，大步更划算。"
                               "不分块（或用大预算）比 512 token 的分块首字延迟更低、每秒 token 更多。"),
     "chx.off.run": ("run", "运行"),
-    "chx.q.8": ("SGLang with its defaults: do the chats get tokens while the document's chunks run?",
-                "SGLang 默认设置下：文档的各块运行期间，对话还能拿到 token 吗？"),
-    "chx.o.8.yes": ("yes", "能"),
-    "chx.o.8.no": ("no, never", "不能，怎么都不行"),
-    "chx.o.8.only_with_mixed_chunk": ("only with --enable-mixed-chunk", "只有开启 `--enable-mixed-chunk` 才能"),
-    "chx.a.8": ("Defaults: {stall_steps:.0f} steps with stalled decodes, longest gap {tbt_max_ms:.0f} ms. With "
-                "mixed chunks: {stall_steps_mixed:.0f} and {tbt_max_mixed_ms:.0f} ms.",
-                "默认：{stall_steps:.0f} 步解码被卡住，最长间隔 {tbt_max_ms:.0f} 毫秒。开启混合分块："
-                "{stall_steps_mixed:.0f} 步、{tbt_max_mixed_ms:.0f} 毫秒。"),
+    "chx.q.8": ("SGLang cuts R{rid}'s prompt into chunks. Does every chat get a token in each step that runs one of "
+                "those chunks?",
+                "SGLang 把 R{rid} 的提示词切成块。运行这些块的每一步里，每个对话都能拿到 token 吗？"),
+    "chx.o.8.yes": ("yes, with its defaults", "能，默认设置就能"),
+    "chx.o.8.only_with_mixed_chunk": ("only with `--enable-mixed-chunk`", "只有开启 `--enable-mixed-chunk` 才能"),
+    "chx.o.8.no": ("no, not even with `--enable-mixed-chunk`", "不能，开启 `--enable-mixed-chunk` 也不行"),
+    "chx.a.8": ("SGLang's defaults: {doc_stall_steps:.0f} of the {doc_chunks:.0f} chunk steps leave a chat without "
+                "a token, longest gap {tbt_max_ms:.0f} ms. With `--enable-mixed-chunk`: {doc_stall_steps_mixed:.0f}, "
+                "longest gap {tbt_max_mixed_ms:.0f} ms.",
+                "SGLang 默认设置：{doc_chunks:.0f} 个分块步中有 {doc_stall_steps:.0f} 步让对话拿不到 token，最长间隔 "
+                "{tbt_max_ms:.0f} 毫秒。开启 `--enable-mixed-chunk`：{doc_stall_steps_mixed:.0f} 步，最长间隔 "
+                "{tbt_max_mixed_ms:.0f} 毫秒。"),
     # 8 · misconceptions
     "chx.body.9": ("Six things people say about chunked prefill, each checked by a run of this simulator, then "
                    "questions to practise with.", "人们常说的六句关于分块预填充的话，逐一用本模拟器跑一遍核对；然后是练习用的面试题。"),
@@ -270,30 +278,34 @@ TEXTS: dict[str, tuple[str, str]] = {
                                  "gaps between tokens, not the first token.",
                                  "首字延迟 p50 从 {mono_ms:.1f} 毫秒变为 {chunked_ms:.1f} 毫秒：分块保护的是字间延迟，不是首字延迟。"),
     "chx.myth.adds_flops": ("“Chunking adds attention FLOPs.”", "“分块会增加注意力 FLOPs。”"),
-    "chx.myth.adds_flops.why": ("{chunked_flops:,.0f} FLOPs chunked vs {one_pass_flops:,.0f} in one pass (outputs "
-                                "differ by {max_diff:.1e}); what grows is K/V read, {kv_ratio:.1f}×.",
-                                "分块 {chunked_flops:,.0f} FLOPs，一次算完 {one_pass_flops:,.0f}（输出相差 {max_diff:.1e}）；"
-                                "增加的是 K/V 读取量，{kv_ratio:.1f} 倍。"),
-    "chx.myth.budget_per_request": ("“The budget is each request's chunk size.”", "“预算就是每个请求的块长。”"),
-    "chx.myth.budget_per_request.why": ("It is per step, decodes included: the document's first chunk got "
-                                        "{chunk:.0f} of {budget:.0f} tokens because {decodes:.0f} decodes came first.",
-                                        "预算按步计算、包括解码：文档第一块只拿到 {budget:.0f} 中的 {chunk:.0f} 个 token，"
-                                        "因为先有 {decodes:.0f} 个解码。"),
+    "chx.myth.adds_flops.why": ("Chapter 3's example ({n} tokens, head size {d}, chunks of {chunk}): {chunked_flops} "
+                                "FLOPs chunked, {one_pass_flops} in one pass, outputs differing by {max_diff:.1e}; "
+                                "what grows is the K/V read, {kv_ratio:.1f}×.",
+                                "第 3 章的例子（{n} 个 token，头维度 {d}，每块 {chunk} 个）：分块 {chunked_flops} FLOPs，"
+                                "一次算完 {one_pass_flops}，输出相差 {max_diff:.1e}；增加的是 K/V 读取量，{kv_ratio:.1f} 倍。"),
+    "chx.myth.budget_per_step": ("“The budget counts every token of a step, decodes included.”",
+                                 "“预算按一步里的全部 token 计算，解码也算在内。”"),
+    "chx.myth.budget_per_step.why": ("The step of the document's first chunk: {decodes:.0f} decode tokens + a "
+                                     "{chunk:,.0f}-token chunk = {budget:,.0f}, the budget.",
+                                     "文档第一块所在的那一步：{decodes:.0f} 个解码 token + {chunk:,.0f} token 的块 = "
+                                     "{budget:,.0f}，正好是预算。"),
     "chx.myth.always_removes_stalls": ("“Chunking always removes stalls.”", "“分块一定能消除卡顿。”"),
     "chx.myth.always_removes_stalls.why": ("SGLang's defaults chunk the prompt but run the chunks back to back: "
                                            "{stall_steps:.0f} steps stall decodes, longest gap {tbt_max_ms:.0f} ms.",
                                            "SGLang 默认会分块，但各块连着跑：{stall_steps:.0f} 步卡住解码，最长间隔 "
                                            "{tbt_max_ms:.0f} 毫秒。"),
-    "chx.myth.bigger_budget_better": ("“A bigger budget is always better.”", "“预算越大越好。”"),
-    "chx.myth.bigger_budget_better.why": ("Chats' TBT p99 rises from {small_ms:.1f} ms at {small:.0f} tokens to "
-                                          "{big_ms:.1f} ms at {big:,.0f}.",
-                                          "对话的字间延迟 p99 从 {small:.0f} token 时的 {small_ms:.1f} 毫秒升到 {big:,.0f} 时的 "
-                                          "{big_ms:.1f} 毫秒。"),
-    "chx.myth.static_is_enough": ("“Static batching is fine while the GPU is busy.”", "“只要 GPU 在忙，静态批处理就够了。”"),
-    "chx.myth.static_is_enough.why": ("{static_tps:,.0f} vs {continuous_tps:,.0f} output tok/s, and TTFT p50 "
-                                      "{static_ttft_ms:,.0f} vs {continuous_ttft_ms:,.1f} ms.",
-                                      "输出 {static_tps:,.0f} 对 {continuous_tps:,.0f} token/秒，首字延迟 p50 "
-                                      "{static_ttft_ms:,.0f} 对 {continuous_ttft_ms:,.1f} 毫秒。"),
+    "chx.myth.budget_trades": ("“A bigger budget buys the documents an earlier first token with the chats' gaps.”",
+                               "“预算越大，文档首字越早，代价是对话的间隔变长。”"),
+    "chx.myth.budget_trades.why": ("From {small:,.0f} to {big:,.0f} tokens: chats' TBT p99 {small_ms:.1f} → "
+                                   "{big_ms:.1f} ms, documents' TTFT p50 {small_doc_ms:,.1f} → {big_doc_ms:,.1f} ms.",
+                                   "预算从 {small:,.0f} 到 {big:,.0f} token：对话字间延迟 p99 {small_ms:.1f} → "
+                                   "{big_ms:.1f} 毫秒，文档首字延迟 p50 {small_doc_ms:,.1f} → {big_doc_ms:,.1f} 毫秒。"),
+    "chx.myth.continuous_beats_static": ("“Continuous batching serves more tokens per second than static batching.”",
+                                         "“连续批处理每秒产出的 token 比静态批处理多。”"),
+    "chx.myth.continuous_beats_static.why": ("Static {static_tps:,.0f}, continuous {continuous_tps:,.0f} output tok/s; "
+                                             "TTFT p50 {static_ttft_ms:,.0f} vs {continuous_ttft_ms:,.1f} ms.",
+                                             "输出：静态 {static_tps:,.0f}、连续 {continuous_tps:,.0f} token/秒；"
+                                             "首字延迟 p50：{static_ttft_ms:,.0f} 对 {continuous_ttft_ms:,.1f} 毫秒。"),
     "chx.interview.title": ("Interview questions", "面试题"),
     "chx.iq.1": ("Why does chunked prefill give the same output as computing the prompt in one pass?",
                  "为什么分块预填充的结果和一次算完整个提示词相同？"),

@@ -478,8 +478,9 @@ class Timeline {
   stove(eng, i, k) {
     const st = this.d.engines[k].steps, T = this.d.chat_text;
     if (i < 0 || this.cursor > st.s[i] + st.d[i] + 1e-6) return T.stove_idle;
-    if (!st.p[i]) return fill(T.stove_decode, { dec: fmt(st.dc[i], 0) });
-    return fill(T.stove, { p: fmt(st.p[i], 0), who: eng.stove[i] || "–", dec: fmt(st.dc[i], 0) });
+    const one = st.dc[i] === 1 ? "_one" : "";  // "1 dish", not "1 dishes" (texts chx.chat.stove*_one)
+    if (!st.p[i]) return fill(T["stove_decode" + one] || T.stove_decode, { dec: fmt(st.dc[i], 0) });
+    return fill(T["stove" + one] || T.stove, { p: fmt(st.p[i], 0), who: eng.stove[i] || "–", dec: fmt(st.dc[i], 0) });
   }
 
   chatBox(b, eng, c, T) {
