@@ -26,6 +26,9 @@ GLOSSARY: tuple[Term, ...] = (
     Term(r"\bSLO\b", "SLO", ("服务等级目标",)),
     Term(r"\b[Gg]oodput\b", "有效吞吐", ("好吞吐", "有效吞吐量")),
     Term(r"\blog scale\b", "对数刻度", ("对数坐标",)),
+    # The two phases: one Chinese word each on every page, in titles, charts and legends too (issue 35).
+    Term(r"\b[Pp]refill(?:s|ed)?\b(?![-_]first)", "预填充", ()),
+    Term(r"\b[Dd]ecod(?:e|es|ing)\b", "解码", ()),
 )
 
 # Latin-script words a 中文 page may show, kept in this one place (tests/e2e/test_language_browser.py walks every
@@ -35,7 +38,7 @@ GLOSSARY: tuple[Term, ...] = (
 # acronyms (GPU, TP, GEMM), code and file names (max_model_len, config.json, bf16) and Latin words of the policy
 # labels, the scheduler knobs and the model/GPU catalogue (read from the core, so a new engine or model needs no edit).
 KEPT_TERMS = (
-    "TTFT TBT ITL SLO p50 p99 Roofline token tokens Prefill Decode FLOPs logits "  # terms kept in Chinese writing
+    "TTFT TBT ITL SLO p50 p99 Roofline token tokens FLOPs logits "  # terms kept in Chinese writing
     "vLLM Sarathi-Serve Sarathi SGLang TensorRT-LLM TRT-LLM Orca PagedAttention Mooncake DistServe vidur "  # engines, simulators
     "FIFO LRU LFU OPT Clock Belady CoW "  # replacement rules and the anomaly, named as in the textbooks
     "Llama Qwen Mistral Gemma Phi internlm PyTorch torch Python CUDA SwiGLU Hugging Face Chrome Perfetto chunkviz "  # tools

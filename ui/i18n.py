@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 LANGS = ("en", "zh")
@@ -61,7 +62,26 @@ def tr(key: str, lang: str, **fmt: object) -> str:
     text = pair[1] if lang == "zh" else pair[0]
     if lang == "zh":  # the core's English sentences passed in as fields (notes, reasons) are translated too
         fmt = {k: _zh_message(v) if k in MESSAGE_FIELDS and isinstance(v, str) else v for k, v in fmt.items()}
-    return text.format(**fmt) if fmt else text
+    text = text.format(**fmt) if fmt else text
+    return zh_tidy(text) if lang == "zh" else text
+
+
+# 中文 typography, applied to every filled 中文 text (a field such as an engine's name "分块预填充（vLLM V1）" lands
+# beside the template's words): no space beside full-width punctuation ("（vLLM V1） 的", "。 后厨") or between two
+# Chinese characters ("用 分块预填充" when the field starts with one), and an ASCII
+# colon, semicolon, comma, ! or ? after a Chinese character or full-width bracket becomes its full-width form. A
+# Markdown line break (two spaces before a newline) is kept.
+_CJK = "\u3400-\u9fff"
+_FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
+_SPACE_BY_FULL_WIDTH = re.compile(f"(?<=[{_FULL_WIDTH}]) (?=\\S)|(?<=\\S) (?=[{_FULL_WIDTH}])|(?<=[{_CJK}]) (?=[{_CJK}])")
+_ASCII_AFTER_CJK = re.compile(f"(?<=[{_CJK}{_FULL_WIDTH}])([:;,!?]) ?")
+_TO_FULL_WIDTH = {":": "：", ";": "；", ",": "，", "!": "！", "?": "？"}
+
+
+def zh_tidy(text: str) -> str:
+    """`text` with 中文 punctuation full-width after Chinese and no space beside full-width punctuation."""
+    text = _ASCII_AFTER_CJK.sub(lambda m: _TO_FULL_WIDTH[m.group(1)], text)
+    return _SPACE_BY_FULL_WIDTH.sub("", text)
 
 
 MESSAGE_FIELDS = ("note", "reason", "error")

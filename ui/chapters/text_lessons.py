@@ -19,9 +19,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "plating one dish per round|decode: one token per step;a round of cooking|an engine step;"
         "the fridge of prepared boxes|the KV cache, in blocks of 16 tokens;the expediter|the scheduler;"
         "a 100-dish banquet order|a 6,806-token document;a table waiting with nothing served|a stalled decode",
-        "一张点单|一个请求;把食材一次备齐|预填充：整段提示词一次算完;每轮上一道菜|解码：每步一个 token;"
-        "一轮炒菜|一个引擎步;装料包的冰箱|KV 缓存，每块 16 个 token;传菜员|调度器;"
-        "100 道菜的宴席大单|6,806 token 的文档;干等着没菜上的一桌|被卡住的解码"),
+        "一张点单|一个请求；把食材一次备齐|预填充：整段提示词一次算完；每轮上一道菜|解码：每步一个 token；"
+        "一轮炒菜|一个引擎步；装料包的冰箱|KV 缓存，每块 16 个 token；传菜员|调度器；"
+        "100 道菜的宴席大单|6,806 token 的文档；干等着没菜上的一桌|被卡住的解码"),
     "chx.q.1": ("R{rid}'s banquet order (its whole prompt) runs in one step. How many dishes (tokens) do the other "
                 "tables get during that step?",
                 "R{rid} 的宴席大单（整段提示词）在一步里算完。这一步里，其他桌能上几道菜（token）？"),

@@ -5,7 +5,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.preset.two-gpus": ("chapter 2's 6 requests on two H100s (Llama-3-8B, budget 512 on each): two colocated "
                             "instances, or 1P+1D (one prefill GPU, one decode GPU)",
                             "第 2 章的 6 个请求放到两块 H100 上（Llama-3-8B，每块预算 512）：两个同置实例，或者 "
-                            "1P+1D（一块 预填充 GPU、一块 解码 GPU）"),
+                            "1P+1D（一块预填充 GPU、一块解码 GPU）"),
     "chx.split.eng.colocated": ("colocated · GPU {n}/2", "同置 · GPU {n}/2"),
     "chx.split.eng.prefill": ("1P+1D · prefill GPU", "1P+1D · 预填充 GPU"),
     "chx.split.eng.decode": ("1P+1D · decode GPU", "1P+1D · 解码 GPU"),
@@ -13,7 +13,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.run.disagg": ("1P+1D", "1P+1D"),
     "chx.split.link": ("**1P+1D:** the KV cache crosses **{link}**, layer by layer while the prompt runs",
                        "**1P+1D：** KV 缓存经 **{link}** 传过去，提示词计算时逐层发送"),
-    "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达 解码 GPU"),
+    "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达解码 GPU"),
     "chx.split.lbl.kv": ("R{rid}'s KV → decode GPU: {gb:.2f} GB over {link}, {ms:.1f} ms after its prefill",
                          "R{rid} 的 KV → 解码 GPU：{gb:.2f} GB 经 {link}，预填充结束后再等 {ms:.1f} 毫秒"),
     "chx.split.legend.kv": ("KV transfer (prefill GPU → decode GPU)", "KV 传输（预填充 GPU → 解码 GPU）"),
@@ -32,7 +32,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "两块 GPU 分担工作有两种方式。**同置**：每块 GPU 都是一个完整的后厨，隔一单接一单，既备料（预填充）"
         "又出菜（解码），像第 3 章那样分块。**分离**（1P+1D，DistServe、Splitwise、Mooncake 都这样做）："
         "一块 GPU 只备料，另一块只出菜，每单备好的 KV 缓存经两者之间的链路送过去。解码 GPU 从不计算提示词，"
-        "所以对话的字间延迟一直很短；代价是所有提示词都要在同一块 预填充 GPU 上排队，而且 KV 要先过链路，"
+        "所以对话的字间延迟一直很短；代价是所有提示词都要在同一块预填充 GPU 上排队，而且 KV 要先过链路，"
         "首个 token 才能到用户手里。按每块 GPU 算谁更划算，取决于提示词多长、服务多忙、链路多快："
         "回答问题后的表格会量给你看。"),
     "chx.q.7": ("Two GPUs either way: which gives the requests the smaller worst token gap?",
@@ -45,11 +45,11 @@ TEXTS: dict[str, tuple[str, str]] = {
                 "{chat_ttft_max_ms_colocated:,.0f} ms colocated and {chat_ttft_max_ms_disagg:,.0f} ms on 1P+1D, "
                 "where it queues behind the document on the one prefill GPU; R{doc_rid:.0f}'s {doc_gb:.2f} GB of KV "
                 "reached the decode GPU {doc_exposed_ms:.1f} ms after its prefill.",
-                "最长字间延迟：同置 {tbt_max_ms_colocated:.1f} 毫秒，1P+1D {tbt_max_ms_disagg:.1f} 毫秒，因为 "
+                "最长字间延迟：同置 {tbt_max_ms_colocated:.1f} 毫秒，1P+1D {tbt_max_ms_disagg:.1f} 毫秒，因为"
                 "解码 GPU 从不计算提示词块。代价落在首个 token 上：最慢的对话首字延迟同置是 "
-                "{chat_ttft_max_ms_colocated:,.0f} 毫秒，1P+1D 是 {chat_ttft_max_ms_disagg:,.0f} 毫秒，因为它在唯一的 "
-                "预填充 GPU 上排在文档后面；R{doc_rid:.0f} 的 {doc_gb:.2f} GB KV 在它的 预填充结束后 "
-                "{doc_exposed_ms:.1f} 毫秒到达 解码 GPU。"),
+                "{chat_ttft_max_ms_colocated:,.0f} 毫秒，1P+1D 是 {chat_ttft_max_ms_disagg:,.0f} 毫秒，因为它在唯一的"
+                "预填充 GPU 上排在文档后面；R{doc_rid:.0f} 的 {doc_gb:.2f} GB KV 在它的预填充结束后 "
+                "{doc_exposed_ms:.1f} 毫秒到达解码 GPU。"),
     "chx.split.sweep.title": ("Where each wins, per GPU", "按每块 GPU 算，谁在哪里更划算"),
     "chx.split.sweep.body": (
         "Goodput per GPU (requests/s): the highest load at which {n} requests (chats of 300 tokens, every 8th a "

@@ -64,7 +64,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "a workload are cut into blocks and replayed through FIFO, LRU and LFU caches of growing size; a hit is a "
         "block of prompt that is not computed again.",
         "大模型推理服务把之前提示词的 KV 缓存按固定大小的块存在显存里，新的提示词只要开头的 token 相同，就能跳过这部分"
-        "预填充。显存不够时，引擎必须丢掉一些缓存块，面对的正是上面的问题：vLLM 淘汰最近最少使用的空闲块，SGLang 的 "
+        "预填充。显存不够时，引擎必须丢掉一些缓存块，面对的正是上面的问题：vLLM 淘汰最近最少使用的空闲块，SGLang 的"
         "基数树缓存默认也淘汰最近最少使用的叶子节点。这里把某个负载的 {n} 个请求切成块，依次送进容量不断增大的 FIFO、"
         "LRU、LFU 缓存；命中的块就是不必重新计算的那部分提示词。"),
     "pr.kv_workload": ("Workload", "负载"),
