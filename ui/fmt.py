@@ -14,7 +14,7 @@ def si(value: float, unit: str = "") -> str:
     return f"{value:.0f} {unit}".strip()
 
 
-def deciding(value: float, threshold: float, max_decimals: int = 3) -> str:
+def deciding(value: float, threshold: float, max_decimals: int = 6) -> str:
     """`value` with the fewest decimals (0…max_decimals) that show on which side of `threshold` it lies: 300.3
     against an SLO of 300 reads "300.3", not "300" (which would read as meeting it); 237.5 reads "238"."""
     for decimals in range(max_decimals + 1):

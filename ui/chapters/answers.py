@@ -45,3 +45,15 @@ def answer_fields(ch: Chapter, p: Prediction, engine_label) -> dict[str, object]
     if ch.number == 6:
         out.update(_budget_fields(f))
     return out
+
+
+def question_fields(ch: Chapter, p: Prediction, engine_label, stage: dict) -> dict[str, object]:
+    """The question's and options' fields: the stage's (`stage`: lanes.question_fields, what the slide draws) over
+    the prediction's."""
+    return {**answer_fields(ch, p, engine_label), **stage}
+
+
+def verdict_fields(ch: Chapter, p: Prediction, engine_label, stage: dict) -> dict[str, object]:
+    """The verdict's fields: the prediction's figures over the stage's (chapter 4's verdict is about R1's prompt,
+    the stage's `prompt_tokens` is the document's)."""
+    return {**stage, **answer_fields(ch, p, engine_label)}

@@ -15,7 +15,7 @@ from chunkviz.lessons import chapters as lessons
 from chunkviz.lessons.chapters import Chapter
 from chunkviz.lessons.predictions import prediction as _core_prediction
 from chunkviz.simulator.trace import Trace
-from ui.chapters.answers import answer_fields
+from ui.chapters.answers import question_fields, verdict_fields
 from ui.i18n import current_lang, t
 from ui.lecture import lecture_on
 from ui.runs import CACHE_TTL_S, cached_trace, trace_or_error
@@ -150,7 +150,7 @@ def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = N
     (`held` False: chapters 3 and 4) says so instead of promising one. The question, options and verdict are
     written with the prediction's figures and the stage's `fields` (ui/chapters/answers.py)."""
     p = prediction(ch.number)
-    fmt = {**answer_fields(ch, p, engine_label), **(fields or {})}
+    fmt = question_fields(ch, p, engine_label, fields or {})
     with st.container(border=True, key="predict"):
         st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **fmt)}",
                     help=metric_definitions(ch.number))
@@ -161,7 +161,7 @@ def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = N
         if answer is None:
             right.caption(t("chx.pred.hold" if held else "chx.pred.first"))
             return
-        verdict = t(f"chx.a.{ch.number}", **fmt)
+        verdict = t(f"chx.a.{ch.number}", **verdict_fields(ch, p, engine_label, fields or {}))
         if answer == p.correct_option:
             st.success(sentences(t("chx.pred.right"), verdict))
         else:
