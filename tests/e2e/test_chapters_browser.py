@@ -193,7 +193,7 @@ def test_every_chapter_is_a_slide_in_both_languages(projector, server_url):
 
 
 def _answer(page, number: int, option: str, alert: str) -> None:
-    label = tr(f"chx.o.{number}.{option}", "en")
+    label = tr(f"chx.o.{number}.{option}", "en", **dict(prediction(number).figures)).replace("`", "")
     page.locator(".st-key-predict [data-testid='stRadioOption']").filter(has_text=label).first.click()
     wait_for_app(page, timeout_ms=60000)
     page.get_by_test_id(alert).first.wait_for(timeout=60000)
@@ -227,7 +227,7 @@ def test_chapter_6_answered_shows_its_sweep_inside_the_stage_on_the_slide(projec
     projector.goto(f"{server_url}/{CHAPTERS[5].slug}?present=1&lang={lang}")
     _arrive(projector, 6, lang)
     p = prediction(6)
-    label = tr(f"chx.o.6.{p.correct_option}", lang)
+    label = tr(f"chx.o.6.{p.correct_option}", lang, **dict(p.figures))
     projector.locator(".st-key-predict [data-testid='stRadioOption']").filter(has_text=label).first.click()
     projector.wait_for_timeout(250)
     wait_for_app(projector, timeout_ms=60000)

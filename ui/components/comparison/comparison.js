@@ -468,6 +468,8 @@ class Timeline {
       const block = el("div", "chat-engine"); block.style.height = this.panelH + "px";
       if (eng.stove) block.appendChild(el("div", "stove", this.stove(eng, stepIdx[k], k)));
       const grid = el("div", "chat-grid");
+      // Five or six windows (every request a label names or counts, ui/chapters/lanes.py) in two rows of three.
+      if (eng.boxes.length > 4 && !eng.stove) grid.style.gridTemplateColumns = "repeat(3, minmax(0, 1fr))";
       eng.boxes.forEach((b) => grid.appendChild(this.chatBox(b, eng, c, T)));
       block.appendChild(grid);
       return block;
