@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.chapters.answers import lesson_fields
 from ui.chapters.common import chapter_traces, footer, header, lesson
 from ui.chapters.lanes import answered, slide
 from ui.chapters.lessons import budget_lesson, priority_lesson
@@ -12,6 +13,6 @@ traces = chapter_traces(ch)
 slide(ch, traces, chats=False, answer_view=budget_lesson)  # the sweep is the answer: in the stage once predicted
 if answered(ch):  # what the queue's order buys, once the learner has predicted
     priority_lesson()
-lesson(t("chx.body.6"))
+lesson(t("chx.body.6", **lesson_fields(ch)))  # the SLOs, budgets and requests of the runs
 st.page_link("pages/tradeoffs_page.py", label=t("nav.tradeoffs"))
 footer(ch)

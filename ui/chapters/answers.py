@@ -57,3 +57,12 @@ def verdict_fields(ch: Chapter, p: Prediction, engine_label, stage: dict) -> dic
     """The verdict's fields: the prediction's figures over the stage's (chapter 4's verdict is about R1's prompt,
     the stage's `prompt_tokens` is the document's)."""
     return {**stage, **answer_fields(ch, p, engine_label)}
+
+
+def lesson_fields(ch: Chapter) -> dict[str, object]:
+    """Chapter 6's lesson text: its SLOs and budgets as the question prints them, and the sweep's requests."""
+    from chunkviz.lessons.chapters import PRESETS
+    from ui.chapters.common import prediction  # the app's shared one (answers is imported by common)
+
+    fields = _budget_fields(dict(prediction(ch.number).figures))
+    return {**fields, "requests": len(PRESETS[ch.preset].requests())}

@@ -154,12 +154,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.util.step_ms": ("step time (ms)", "每步时间（毫秒）"),
     # 6 · budgets
     "chx.body.6": (
-        "Two classes share the GPU. Chats want a first token within 500 ms (p90) and a token every 25 ms (p99); "
-        "documents want their first token within 300 ms (p50). A small budget keeps every step short, which the "
-        "chats like, but cuts a document's prompt into many steps; a large budget does the reverse. The sweep "
-        "below runs the same 24 requests at four budgets.",
-        "两类请求共用一块 GPU。对话要求首字在 500 毫秒内（p90）、每 25 毫秒出一个 token（p99）；文档要求首字在 300 毫秒内"
-        "（p50）。预算小，每一步都短，对话满意，但文档的提示词被切成很多步；预算大则相反。下面的扫描用四种预算跑同样的 24 个请求。"),
+        "Two classes share the GPU. Chats want a first token within {slo_chat_ttft} ms (p90) and a token every "
+        "{slo_chat_tbt} ms (p99); documents want their first token within {slo_doc_ttft} ms (p50). A small budget "
+        "keeps every step short, which the chats like, but cuts a document's prompt into many steps; a large budget "
+        "does the reverse. The sweep runs the same {requests} requests at each budget: {budgets} tokens.",
+        "两类请求共用一块 GPU。对话要求首字在 {slo_chat_ttft} 毫秒内（p90）、每 {slo_chat_tbt} 毫秒出一个 token（p99）；"
+        "文档要求首字在 {slo_doc_ttft} 毫秒内（p50）。预算小，每一步都短，对话满意，但文档的提示词被切成很多步；预算大则相反。"
+        "扫描用每个预算跑同样的 {requests} 个请求：{budgets} token。"),
     "chx.q.6": ("SLOs: chats' first token within {slo_chat_ttft} ms (p90) and a token every {slo_chat_tbt} ms (p99); "
                 "documents' first token within {slo_doc_ttft} ms (p50). Which budget per step meets both classes' "
                 "SLOs (if several do: the one whose documents get their first token soonest)?",
