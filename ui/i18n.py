@@ -73,7 +73,8 @@ def tr(key: str, lang: str, **fmt: object) -> str:
 # Markdown line break (two spaces before a newline) is kept.
 _CJK = "\u3400-\u9fff"
 _FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
-_SPACE_BY_FULL_WIDTH = re.compile(f"(?<=[{_FULL_WIDTH}]) (?=\\S)|(?<=\\S) (?=[{_FULL_WIDTH}])|(?<=[{_CJK}]) (?=[{_CJK}])")
+_SPACE_BY_FULL_WIDTH = re.compile(f"(?<=[{_FULL_WIDTH}]) (?=\\S)|(?<=\\S) (?=[{_FULL_WIDTH}])"
+                                  f"|(?<=[{_CJK}]) (?=[{_CJK}])")
 _ASCII_AFTER_CJK = re.compile(f"(?<=[{_CJK}{_FULL_WIDTH}])([:;,!?]) ?")
 _TO_FULL_WIDTH = {":": "：", ";": "；", ",": "，", "!": "！", "?": "？"}
 
