@@ -4,6 +4,9 @@
 // Invariant: nothing after the cursor is drawn (bars, notes, chat text); while a question is open (data.hold_ms) the
 // cursor never passes it; data arrives once per scenario (data.version) and is read-only.
 
+// The free column after a chapter's cursor, where its labels sit (window): 240 px, widened in 60 px steps up to
+// 360 while a label finds no free place (draw), so a narrow plot's labels take two lines rather than four.
+const LABEL_COLUMN_PX = 240, LABEL_COLUMN_MAX_PX = 360;
 const KINDS = ["waiting", "prefill", "decode", "stall", "preempted"];
 const STATE = (window.__cvTimelineState = window.__cvTimelineState || {});  // per key: survives re-mounts
 
@@ -197,6 +200,8 @@ class Timeline {
     this.scrub.oninput = () => { this.pause(); this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
     // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
     (d.slide ? bar : box).appendChild(this.scrub);
+    // A slide's caption: one large line above the stage saying what happens at the cursor and why (drawCaption).
+    if (d.slide) { this.caption = el("div", "caption"); this.caption.setAttribute("aria-live", "polite"); box.appendChild(this.caption); }
     const stage = el("div", "stage"), plot = el("div", "plot"); this.canvas = el("canvas"); this.tip = el("div", "tip");
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
     if (d.chats) { this.chatCol = el("div", "chats"); stage.appendChild(this.chatCol); stage.classList.add("with-chats"); }
@@ -303,8 +308,12 @@ class Timeline {
   window() {
     const d = this.d, w = d.window_ms;
     // A chapter zooms on the moment being taught: half as far again as the cursor (at least zoom_ms), so the third
-    // after the cursor (nothing is drawn after it) is free, at the end too: there the labels sit (placeLabels).
-    if (d.zoom_ms) return [0, Math.max(d.zoom_ms, 1.5 * this.cursor, 1)];
+    // after the cursor (nothing is drawn after it) is free, at the end too: there the labels sit (placeLabels). A
+    // narrow plot (chat windows beside it) keeps that column at least LABEL_COLUMN_PX wide.
+    if (d.zoom_ms) {
+      const w = Math.max((this.plot.clientWidth || 600) - d.gutter_px - 22, 1), f = Math.max(1.5, w / Math.max(w - this.labelColumnPx, w / 3));
+      return [0, Math.max(d.zoom_ms, f * this.cursor, 1)];
+    }
     if (!this.follow || d.end_ms <= w) return [0, Math.max(d.end_ms, 1)];
     const hi = Math.min(Math.max(this.cursor, w * 0.85) + w * 0.15, d.end_ms);
     return [hi - w, hi];
@@ -323,9 +332,12 @@ class Timeline {
     return [...seen].sort((a, b) => a - b);
   }
 
-  draw() {
+  draw(columnPx = LABEL_COLUMN_PX) {
+    this.labelColumnPx = columnPx;
     const d = this.d, c = this.canvas, dpr = window.devicePixelRatio || 1;
-    const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300), height = d.height_px;
+    // The caption's line comes out of the canvas, so a slide keeps its height (the question stays on screen).
+    const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300),
+      height = d.height_px - (this.caption ? this.caption.offsetHeight + 4 : 0);
     if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
       c.width = Math.round(width * dpr); c.height = Math.round(height * dpr); c.style.height = height + "px";
     }
@@ -353,6 +365,7 @@ class Timeline {
     const xc = X(this.cursor); this.cursorX = xc;
     ctx.fillStyle = d.colours.cursor; ctx.fillRect(xc - 1.5, 0, 3, yAxis);
     this.drawLabels(ctx, X, x1, yAxis, left, right);  // last: nothing is drawn over a label
+    if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX) return this.draw(columnPx + 60);
     this.afterDraw(stepIdx);
   }
 
@@ -362,6 +375,7 @@ class Timeline {
     ctx.font = `600 ${font}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "left";
     const idle = i >= 0 && this.cursor > st.s[i] + st.d[i] + 1e-6;
     const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i], total: st.n.length });
+    (this.stepTexts = this.stepTexts || [])[k] = i < 0 ? "" : stepText;  // the caption quotes it
     // The engine's name gives way (…) before its step number does, so a long name never runs off the panel.
     const room = (this.plot.clientWidth || 600) - 12 - ctx.measureText(` · ${stepText}`).width;
     let name = `${e.tag} · ${e.label}`;
@@ -478,6 +492,30 @@ class Timeline {
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
     ds.notes = String(this.noteBoxes.length); ds.held = this.held() ? "1" : "0";
     if (this.chatCol) this.drawChats(stepIdx);
+    if (this.caption) this.drawCaption(stepIdx);
+  }
+
+  // The engine a slide's caption speaks of: the one of the last moment (data.stops, each with its engine `eng`) the
+  // cursor has reached, so PageDown's every stop is captioned by its own engine; before the first, engine A.
+  momentEngine() {
+    let best = null;
+    (this.d.stops || []).forEach((m) => { if (m.eng !== undefined && m.t_ms <= this.cursor + 1e-6 && (!best || m.t_ms >= best.t_ms)) best = m; });
+    return best ? best.eng : 0;
+  }
+
+  // The caption: that engine's step at the cursor and the scheduler's reason for it (its why-sentence, from the
+  // recorded decision: chunkviz/analysis/why.py), e.g. "A · step 12 of 177: prefill-first: this step runs only
+  // R4's 6,806-token prompt, so 4 chats get no token for 180 ms". Reported as data-caption.
+  drawCaption(stepIdx) {
+    const k = this.momentEngine(), e = this.d.engines[k], i = stepIdx[k];
+    const engine = this.d.engines.length > 1 ? `${e.tag} · ` : "";
+    let text = i < 0 ? engine + this.t("no_step") : fill(this.t("moment"), { engine, step: this.stepTexts[k], why: e.why[i] });
+    text = text.charAt(0).toUpperCase() + text.slice(1);
+    if (this.caption.textContent !== text) {  // too long for its line at 1.2em: 1em (16 px in lecture mode), then "…"
+      this.caption.textContent = text; this.caption.title = text; this.caption.classList.remove("fit");
+      if (this.caption.scrollWidth > this.caption.clientWidth + 1) this.caption.classList.add("fit");
+    }
+    this.box.dataset.caption = text; this.box.dataset.captionEngine = String(k);
   }
 
   hover(ev) {
