@@ -21,10 +21,10 @@ FREE = "#BBBBBB"  # free KV block: a light grey, lighter role than waiting
 CACHED = "#DDCC77"  # cached KV block: Tol sand
 CURSOR = "#AA3377"  # Tol wine: the cursor, unlike any bar colour
 REFERENCE = "#9C755F"  # brown: a reference line or baseline that is none of the meanings above
-# A KV cache crossing the link from a prefill GPU to a decode GPU (chapter 7): a vivid indigo, the colour of the
-# sRGB grid (steps of 0x11) farthest from every other meaning at ΔE00 12.8 in all four visions, found by searching
-# it with tests/ui/test_palette.py's own measure among colours with contrast >= 1.8 on the dark theme.
-TRANSFER = "#3311DD"
+# A KV cache crossing the link from a prefill GPU to a decode GPU (chapter 7): a light violet, the colour of the
+# sRGB grid (steps of 0x11) farthest from every other meaning (ΔE00 ≥ 10 in all four visions, tests/ui/test_palette.py)
+# among those with contrast ≥ 3:1 on both themes (3.1 on white, 6.1 on dark; the indigo #3311DD had 2.0 on dark).
+TRANSFER = "#AA77FF"
 KIND_COLORS = {"waiting": WAITING, "prefill": PREFILL, "decode": DECODE, "stall": STALL, "preempted": PREEMPTED}
 MEANINGS = {"prefill": PREFILL, "decode": DECODE, "waiting": WAITING, "stall": STALL, "preempted": PREEMPTED,
             "mixed": MIXED, "cursor": CURSOR, "free": FREE, "cached": CACHED, "reference": REFERENCE,

@@ -64,6 +64,14 @@ def test_every_meaning_stands_off_both_theme_backgrounds(background):
     assert not faint, faint
 
 
+@pytest.mark.parametrize("background", [palette.LIGHT_BACKGROUND, palette.DARK_BACKGROUND])
+def test_the_kv_transfer_stands_3_to_1_off_both_theme_backgrounds(background):
+    """Issue 35: chapter 7's transfers are thin bands a projector must show (WCAG 1.4.11, non-text contrast 3:1);
+    the indigo before had 1.95:1 on the dark theme."""
+    assert contrast(palette.TRANSFER, background) >= 3.0, contrast(palette.TRANSFER, background)
+    assert contrast("#3311DD", palette.DARK_BACKGROUND) < 3.0  # the measure tells the old colour apart
+
+
 def test_stall_preempted_and_mixed_carry_a_pattern_and_the_others_none():
     assert set(palette.PATTERNS) == {"stall", "preempted", "mixed"}
     assert len(set(palette.PATTERNS.values())) == 3

@@ -82,14 +82,15 @@ def notes(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
 
 
 def stops(ch: Chapter, traces: dict[str, Trace]) -> list[dict]:
-    """Where PageDown stops: the end of each bookmark of each engine, labelled as the bookmark buttons are."""
+    """Where PageDown stops: the end of each bookmark of each engine, labelled as the bookmark buttons are, with
+    the engine's index (the slide's caption tells that engine's step there)."""
     many = len(traces) > 1
     out = []
-    for tag, (policy, trace) in zip("ABCDEFGH", traces.items()):
+    for eng, (tag, (policy, trace)) in enumerate(zip("ABCDEFGH", traces.items())):
         for mark in bookmarks(trace, ch.bookmarks):
             what = t(f"chx.bm.{mark.kind}")
             out.append({"t_ms": mark.end_s * 1e3, "label": f"{tag}: {what}" if many else what,
-                        "title": engine_label(policy)})
+                        "title": engine_label(policy), "eng": eng})  # eng: whose step the caption tells
     return sorted(out, key=lambda m: m["t_ms"])
 
 

@@ -111,7 +111,7 @@ def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
     """The comparison payload's additions: notes, a clicker stop at each note, the hold and the reveal."""
     drawn, names = notes(ch, runs), [label for label, _ in engines(runs)]
     # Labelled as chapters' stops are (lanes.stops): the engine's letter and the moment, the engine as the title.
-    stops = sorted(({"t_ms": n["t_ms"], "title": names[n["eng"]],
+    stops = sorted(({"t_ms": n["t_ms"], "title": names[n["eng"]], "eng": n["eng"],
                      "label": "ABCD"[n["eng"]] + ": " + (t("chx.split.bm.kv", rid=n["lane"]) if n.get("kv")
                                                          else t("chx.bm.long_prefill"))} for n in drawn),
                    key=lambda s: s["t_ms"])

@@ -4,6 +4,9 @@
 // Invariant: nothing after the cursor is drawn (bars, notes, chat text); while a question is open (data.hold_ms) the
 // cursor never passes it; data arrives once per scenario (data.version) and is read-only.
 
+// The free column after a chapter's cursor, where its labels sit (window): 240 px, widened in 60 px steps up to
+// 360 while a label finds no free place (draw), so a narrow plot's labels take two lines rather than four.
+const LABEL_COLUMN_PX = 240, LABEL_COLUMN_MAX_PX = 360;
 const KINDS = ["waiting", "prefill", "decode", "stall", "preempted"];
 const STATE = (window.__cvTimelineState = window.__cvTimelineState || {});  // per key: survives re-mounts
 
@@ -41,6 +44,73 @@ function hatch(ctx, shape, x, y, w, h) {
   const tile = hatchTile(shape);
   if (!tile || w < 2) return;
   ctx.save(); ctx.fillStyle = ctx.createPattern(tile, "repeat"); ctx.fillRect(x, y, w, h); ctx.restore();
+}
+
+// A label's text broken into lines no wider than maxW: after a space, or after a CJK character (its closing
+// punctuation stays on the line it closes).
+function wrapText(ctx, text, maxW) {
+  const words = []; let cur = "";
+  for (const ch of text) {
+    if ("，。；：、）》".includes(ch) && !cur && words.length) { words[words.length - 1] += ch; continue; }
+    cur += ch;
+    if (ch === " " || ch.charCodeAt(0) >= 0x2e80) { words.push(cur); cur = ""; }
+  }
+  if (cur) words.push(cur);
+  const lines = []; let line = "";
+  words.forEach((w) => {
+    if (line.trim() && ctx.measureText((line + w).trimEnd()).width > maxW) { lines.push(line.trimEnd()); line = w.trimStart(); }
+    else line += w;
+  });
+  if (line.trim()) lines.push(line.trimEnd());
+  return lines;
+}
+
+// The labels' layout rule. items: {text, px, py (the event pointed at), top, bottom (its engine's panel)}, in the
+// order they appeared; obstacles: [x0, y0, x1, y1] of everything drawn (bars, steps rows, KV bands, titles).
+// Each label takes the first free place, in this order: (1) the free column after the cursor (nothing is drawn
+// there), wrapped to its width, as near its event's height as it can, its own panel first; (2) the free place
+// nearest its event anywhere on the plot; (3) failing both, (1)'s first place, marked clash (the test fails).
+// Free: inside the plot, touching no obstacle, 3 px from every label placed before it. Deterministic.
+function placeLabels(items, obstacles, o) {
+  const placed = [], gap = 3, lineH = o.size + 2;
+  const box = (lines) => ({ lines, w: Math.ceil(Math.max(...lines.map((l) => o.ctx.measureText(l).width))) + 2 * o.pad,
+                            h: lines.length * lineH - 2 + 2 * o.pad });
+  const free = (x, y, w, h) => x >= o.left && y >= o.top && x + w <= o.right && y + h <= o.bottom &&
+    obstacles.every((r) => x + w <= r[0] + 1 || x >= r[2] - 1 || y + h <= r[1] + 1 || y >= r[3] - 1) &&
+    placed.every((p) => x + w + gap <= p.x || x >= p.x + p.w + gap || y + h + gap <= p.y || y >= p.y + p.h + gap);
+  // y positions from the event's height outward, 2 px apart, inside [lo, hi - h]
+  const ys = (py, h, lo, hi) => {
+    const out = [], y0 = Math.min(Math.max(py - h / 2, lo), hi - h);
+    for (let k = 0; k <= (hi - lo) / 2 + 1; k++) { for (const y of k ? [y0 - 2 * k, y0 + 2 * k] : [y0]) if (y >= lo && y <= hi - h) out.push(y); }
+    return out;
+  };
+  items.forEach((it) => {
+    const one = box([it.text]), room = o.right - o.marginX, first = [];
+    let spot = null;
+    if (room >= 80) {  // (1) the column after the cursor
+      const b = one.w <= room ? one : box(wrapText(o.ctx, it.text, room - 2 * o.pad));
+      for (const [lo, hi] of [[it.top, it.bottom], [o.top, o.bottom]]) {
+        const y = ys(it.py, b.h, lo, hi).find((yy) => free(o.marginX, yy, b.w, b.h));
+        if (!first.length) first.push({ ...b, x: o.marginX, y: Math.max(Math.min(it.py - b.h / 2, o.bottom - b.h), o.top) });
+        if (y !== undefined) { spot = { ...b, x: o.marginX, y }; break; }
+      }
+    }
+    if (!spot) {  // (2) the nearest free place to the event, on one line or on two
+      for (const b of [one, box(wrapText(o.ctx, it.text, one.w / 2 + 20))]) {
+        let best = null, bestD = Infinity;
+        for (let x = o.left; x + b.w <= o.right; x += 6) {
+          for (let y = o.top; y + b.h <= o.bottom; y += 3) {
+            const d = Math.hypot(x + b.w / 2 - it.px, (y + b.h / 2 - it.py) * 2);
+            if (d < bestD && free(x, y, b.w, b.h)) { best = { ...b, x, y }; bestD = d; }
+          }
+        }
+        if (best) { spot = best; break; }
+      }
+    }
+    if (!spot) spot = { ...(first[0] || { ...one, x: o.left, y: o.top }), clash: true };  // (3)
+    placed.push({ ...spot, text: it.text, px: it.px, py: it.py });
+  });
+  return placed;
 }
 
 function el(tag, cls, text) {
@@ -130,6 +200,8 @@ class Timeline {
     this.scrub.oninput = () => { this.pause(); this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
     // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
     (d.slide ? bar : box).appendChild(this.scrub);
+    // A slide's caption: one large line above the stage saying what happens at the cursor and why (drawCaption).
+    if (d.slide) { this.caption = el("div", "caption"); this.caption.setAttribute("aria-live", "polite"); box.appendChild(this.caption); }
     const stage = el("div", "stage"), plot = el("div", "plot"); this.canvas = el("canvas"); this.tip = el("div", "tip");
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
     if (d.chats) { this.chatCol = el("div", "chats"); stage.appendChild(this.chatCol); stage.classList.add("with-chats"); }
@@ -235,8 +307,13 @@ class Timeline {
 
   window() {
     const d = this.d, w = d.window_ms;
-    // A chapter zooms on the moment being taught: half as far again as the cursor (at least zoom_ms), at most the run.
-    if (d.zoom_ms) return [0, Math.min(Math.max(d.end_ms, 1), Math.max(d.zoom_ms, 1.5 * this.cursor))];
+    // A chapter zooms on the moment being taught: half as far again as the cursor (at least zoom_ms), so the third
+    // after the cursor (nothing is drawn after it) is free, at the end too: there the labels sit (placeLabels). A
+    // narrow plot (chat windows beside it) keeps that column at least LABEL_COLUMN_PX wide.
+    if (d.zoom_ms) {
+      const w = Math.max((this.plot.clientWidth || 600) - d.gutter_px - 22, 1), f = Math.max(1.5, w / Math.max(w - this.labelColumnPx, w / 3));
+      return [0, Math.max(d.zoom_ms, f * this.cursor, 1)];
+    }
     if (!this.follow || d.end_ms <= w) return [0, Math.max(d.end_ms, 1)];
     const hi = Math.min(Math.max(this.cursor, w * 0.85) + w * 0.15, d.end_ms);
     return [hi - w, hi];
@@ -255,9 +332,12 @@ class Timeline {
     return [...seen].sort((a, b) => a - b);
   }
 
-  draw() {
+  draw(columnPx = LABEL_COLUMN_PX) {
+    this.labelColumnPx = columnPx;
     const d = this.d, c = this.canvas, dpr = window.devicePixelRatio || 1;
-    const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300), height = d.height_px;
+    // The caption's line comes out of the canvas, so a slide keeps its height (the question stays on screen).
+    const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300),
+      height = d.height_px - (this.caption ? this.caption.offsetHeight + 4 : 0);
     if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
       c.width = Math.round(width * dpr); c.height = Math.round(height * dpr); c.style.height = height + "px";
     }
@@ -268,10 +348,9 @@ class Timeline {
     this.hits = [];
     const panelH = (height - axisH) / d.engines.length;
     const stepIdx = [];
-    this.panelH = panelH; this.noteBoxes = [];
+    this.panelH = panelH; this.noteBoxes = []; this.titleBoxes = [];
     d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, k * panelH, panelH, X, x0, x1, col, font, k)));
     this.drawTransfers(ctx, X, x0, x1);
-    this.geo.forEach((g, k) => this.drawNotes(ctx, k, X, x1, g.bodyTop, g.laneH, g.row, g.panelBottom));
     // Shared time axis with ticks every "nice" interval.
     const span = x1 - x0, raw = span / 8, pow = Math.pow(10, Math.floor(Math.log10(raw)));
     const stepMs = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= raw);
@@ -285,6 +364,8 @@ class Timeline {
     // The cursor: palette.CURSOR, a colour no bar uses.
     const xc = X(this.cursor); this.cursorX = xc;
     ctx.fillStyle = d.colours.cursor; ctx.fillRect(xc - 1.5, 0, 3, yAxis);
+    this.drawLabels(ctx, X, x1, yAxis, left, right);  // last: nothing is drawn over a label
+    if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX) return this.draw(columnPx + 60);
     this.afterDraw(stepIdx);
   }
 
@@ -294,11 +375,13 @@ class Timeline {
     ctx.font = `600 ${font}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "left";
     const idle = i >= 0 && this.cursor > st.s[i] + st.d[i] + 1e-6;
     const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i], total: st.n.length });
+    (this.stepTexts = this.stepTexts || [])[k] = i < 0 ? "" : stepText;  // the caption quotes it
     // The engine's name gives way (…) before its step number does, so a long name never runs off the panel.
     const room = (this.plot.clientWidth || 600) - 12 - ctx.measureText(` · ${stepText}`).width;
     let name = `${e.tag} · ${e.label}`;
     while (name.length > 4 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
     ctx.fillText(`${name} · ${stepText}`, 4, top + font + 2);
+    this.titleBoxes.push([0, top, 8 + ctx.measureText(`${name} · ${stepText}`).width, top + font + 6]);  // labels keep off
     const laneTop = top + font + 8, stepH = Math.max(font, 14);
     const small = d.present ? d.tick_px : d.tick_px - 2;  // lecture mode: no text under 16 px
     ctx.font = `${small}px sans-serif`; ctx.fillText(this.t("steps"), 2, laneTop + stepH - 3);
@@ -353,34 +436,40 @@ class Timeline {
     this.box.dataset.transfers = String((d.transfers || []).filter((tr) => tr.s_ms < hi).length);
   }
 
-  // The chapter's notes (data.notes: {t_ms, x_ms, eng, lane, text}) of engine k whose event the cursor has passed:
-  // a callout with a pointer at (x_ms, lane); later notes of the same engine sit one line lower, never on top.
-  drawNotes(ctx, k, X, x1, bodyTop, laneH, row, bottom) {
-    const d = this.d, notes = (d.notes || []).filter((n) => n.eng === k && n.t_ms <= this.cursor + 1e-6);
-    const size = d.present ? d.tick_px : 13, pad = 4, width = this.plot.clientWidth || 600;
+  // The chapter's notes (data.notes: {t_ms, x_ms, eng, lane, text}) whose event the cursor has passed, placed by
+  // placeLabels (a layout rule, not by hand): a box never overlaps another box, a bar, a steps row, a KV band or a
+  // panel's title; a pointer joins it to its event. The boxes are reported (data-labels, and box.__cvLayout with the
+  // rectangles they must avoid) so a test can check the rule in a real browser.
+  drawLabels(ctx, X, x1, yAxis, left, right) {
+    const d = this.d, size = d.present ? d.tick_px : 13;
     ctx.font = `600 ${size}px sans-serif`;
-    const placed = [], top = bodyTop - laneH;
-    notes.forEach((n) => {
-      const px = X(Math.min(n.x_ms, x1)), lane = row.has(n.lane) ? row.get(n.lane) : 0;
-      const py = bodyTop + lane * laneH + laneH / 2, w = ctx.measureText(n.text).width + 2 * pad, h = size + 2 * pad;
-      const left = px < width * 0.55;
-      const bx = Math.max(2, Math.min(left ? px + 24 : px - 24 - w, width - w - 2));
-      // The first free line from the lane upward, then downward, inside the engine's panel: no two notes overlap.
-      const free = (y) => y >= top && y + h <= bottom - 2 && placed.every(([x, yy, ww]) => bx + w < x || bx > x + ww || y + h + 2 < yy || y > yy + h + 2);
-      let by = py - h / 2;
-      for (let k = 0; k < 12; k++) {
-        const up = py - h / 2 - k * (h + 3), down = py - h / 2 + k * (h + 3);
-        if (free(up)) { by = up; break; }
-        if (free(down)) { by = down; break; }
-      }
-      by = Math.min(Math.max(by, top), bottom - h - 2);
-      placed.push([bx, by, w]);
-      ctx.strokeStyle = d.colours.cursor; ctx.lineWidth = 2;
-      ctx.beginPath(); ctx.moveTo(px, py); ctx.lineTo(left ? bx : bx + w, by + h / 2); ctx.stroke();
-      ctx.fillStyle = "rgba(255,255,255,0.94)"; ctx.fillRect(bx, by, w, h); ctx.strokeRect(bx, by, w, h);
-      ctx.fillStyle = "#1f1f1f"; ctx.textAlign = "left"; ctx.fillText(n.text, bx + pad, by + size + pad - 3);
-      this.noteBoxes.push(n.text);
+    const notes = (d.notes || []).filter((n) => n.t_ms <= this.cursor + 1e-6 && this.geo[n.eng])
+      .sort((a, b) => a.t_ms - b.t_ms || a.eng - b.eng);
+    const items = notes.map((n) => {
+      const g = this.geo[n.eng], lane = g.row.has(n.lane) ? g.row.get(n.lane) : 0;
+      return { text: n.text, px: X(Math.min(n.x_ms, x1)), py: g.bodyTop + lane * g.laneH + g.laneH / 2,
+               top: g.top, bottom: g.panelBottom };
     });
+    const obstacles = this.hits.map((h) => [h[0], h[2], h[1], h[3]]).concat(this.titleBoxes || []);
+    const placed = placeLabels(items, obstacles, { ctx, size, pad: 4, left, right, top: 0, bottom: yAxis,
+                                                   marginX: this.cursorX + 10 });
+    placed.forEach((b) => {
+      const mid = b.y + b.h / 2, toLeft = b.px <= b.x, ex = toLeft ? b.x : b.px >= b.x + b.w ? b.x + b.w : b.px;
+      const ey = ex === b.px ? (b.py < b.y ? b.y : b.y + b.h) : mid;
+      ctx.strokeStyle = d.colours.cursor; ctx.lineWidth = 2;
+      ctx.beginPath(); ctx.moveTo(b.px, b.py); ctx.lineTo(ex, ey); ctx.stroke();
+      ctx.beginPath(); ctx.arc(b.px, b.py, 3, 0, 2 * Math.PI); ctx.fillStyle = d.colours.cursor; ctx.fill();
+      ctx.fillStyle = "rgba(255,255,255,0.96)"; ctx.fillRect(b.x, b.y, b.w, b.h); ctx.strokeRect(b.x, b.y, b.w, b.h);
+      ctx.fillStyle = "#1f1f1f"; ctx.textAlign = "left";
+      b.lines.forEach((line, i) => ctx.fillText(line, b.x + 4, b.y + 4 + size * (i + 1) + i * 2 - 3));
+    });
+    this.noteBoxes = placed.map((b) => b.text);
+    const r1 = (v) => Math.round(v * 10) / 10;
+    this.layout = { labels: placed.map((b) => [b.x, b.y, b.x + b.w, b.y + b.h].map(r1)),
+                    avoid: obstacles.map((o) => o.map(r1)), clash: placed.filter((b) => b.clash).length };
+    this.box.__cvLayout = this.layout;
+    this.box.dataset.labels = JSON.stringify(this.layout.labels);
+    this.box.dataset.labelClash = String(this.layout.clash);
   }
 
   afterDraw(stepIdx) {
@@ -403,6 +492,30 @@ class Timeline {
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
     ds.notes = String(this.noteBoxes.length); ds.held = this.held() ? "1" : "0";
     if (this.chatCol) this.drawChats(stepIdx);
+    if (this.caption) this.drawCaption(stepIdx);
+  }
+
+  // The engine a slide's caption speaks of: the one of the last moment (data.stops, each with its engine `eng`) the
+  // cursor has reached, so PageDown's every stop is captioned by its own engine; before the first, engine A.
+  momentEngine() {
+    let best = null;
+    (this.d.stops || []).forEach((m) => { if (m.eng !== undefined && m.t_ms <= this.cursor + 1e-6 && (!best || m.t_ms >= best.t_ms)) best = m; });
+    return best ? best.eng : 0;
+  }
+
+  // The caption: that engine's step at the cursor and the scheduler's reason for it (its why-sentence, from the
+  // recorded decision: chunkviz/analysis/why.py), e.g. "A · step 12 of 177: prefill-first: this step runs only
+  // R4's 6,806-token prompt, so 4 chats get no token for 180 ms". Reported as data-caption.
+  drawCaption(stepIdx) {
+    const k = this.momentEngine(), e = this.d.engines[k], i = stepIdx[k];
+    const engine = this.d.engines.length > 1 ? `${e.tag} · ` : "";
+    let text = i < 0 ? engine + this.t("no_step") : fill(this.t("moment"), { engine, step: this.stepTexts[k], why: e.why[i] });
+    text = text.charAt(0).toUpperCase() + text.slice(1);
+    if (this.caption.textContent !== text) {  // too long for its line at 1.2em: 1em (16 px in lecture mode), then "…"
+      this.caption.textContent = text; this.caption.title = text; this.caption.classList.remove("fit");
+      if (this.caption.scrollWidth > this.caption.clientWidth + 1) this.caption.classList.add("fit");
+    }
+    this.box.dataset.caption = text; this.box.dataset.captionEngine = String(k);
   }
 
   hover(ev) {

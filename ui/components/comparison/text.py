@@ -16,6 +16,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "tlv.no_step": ("no step has started yet", "还没有开始任何步骤"),
     "tlv.step_of": ("step {n} of {total}", "第 {n} 步，共 {total} 步"),
     "tlv.step_idle": ("idle after step {n} of {total}", "第 {n} 步之后空闲（共 {total} 步）"),
+    # A slide's caption: the engine's tag, its step counter (as its title says it), the scheduler's why-sentence.
+    "tlv.moment": ("{engine}{step}: {why}", "{engine}{step}：{why}"),
     "tlv.steps": ("steps", "步骤"),
     "tlv.speed_sim": ("{x}× real time", "{x} 倍实时"),
     "tlv.speed_steps": ("{n} steps/s", "每秒 {n} 步"),
