@@ -75,9 +75,10 @@ def test_sweep_and_capacity_accept_a_deployment(capsys):
                           "--deployment", "disagg"])["rows"]
     assert [r["budget_tokens"] for r in rows] == [512, 2048]
     assert all(r["deployment"]["num_gpus"] == 2 and r["kv_transfer_s"]["count"] == 40 for r in rows)
-    disagg = _json(capsys, ["capacity", "--json", "--workers", "1", *RUN, "--slo-tbt-p99-ms", "30",
+    probe_run = [a for a in RUN if a not in ("--qps", "6")]  # capacity sets the rate itself (and refuses --qps)
+    disagg = _json(capsys, ["capacity", "--json", "--workers", "1", *probe_run, "--slo-tbt-p99-ms", "30",
                             "--qps-min", "1", "--qps-max", "16", "--max-rounds", "2", "--deployment", "disagg"])
-    single = _json(capsys, ["capacity", "--json", "--workers", "1", *RUN, "--slo-tbt-p99-ms", "30",
+    single = _json(capsys, ["capacity", "--json", "--workers", "1", *probe_run, "--slo-tbt-p99-ms", "30",
                             "--qps-min", "1", "--qps-max", "16", "--max-rounds", "2"])
     # The decode instance never prefills, so its TBT p99 stays low where one chunk-free engine's does not.
     assert disagg["probes"][0]["tbt_p99_s"] < single["probes"][0]["tbt_p99_s"]
