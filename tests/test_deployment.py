@@ -133,6 +133,15 @@ def test_a_slow_link_shows_in_ttft():
 def test_bad_specs_are_named(kwargs, fragment):
     with pytest.raises(InputError, match=fragment):
         DeploymentSpec(**kwargs)
-    for bad in ("fast", "0", "-3", "nan", "inf"):
+    for bad in ("fast", "0", "-3", "nan", "inf", "1e-300", "5e-324", "1e-9", "0.09", "2000.5", "1e5"):
         with pytest.raises(InputError, match="--kv-link"):
             parse_kv_link(bad)
+
+
+def test_the_link_range_ends_run_and_the_slowest_link_still_ends_in_real_time():
+    assert parse_kv_link("2000").bytes_per_s == 2e12
+    slowest = _disagg(kv_link=parse_kv_link("0.1"), transfer_mode="after-prefill")
+    run = run_deployment(BASE.sim_config(), [Request(0, 0.0, 8000, 4)], slowest)
+    (transfer,) = run.transfers  # 8,000 tokens x 128 KiB at 0.1 GB/s: about 10.5 s on the wire
+    assert transfer.exposed_s == pytest.approx(transfer.num_bytes / 1e8, rel=1e-3)
+    assert run.trace.requests[0].finish_s is not None

@@ -52,6 +52,11 @@ def test_trace_out_holds_each_instance_and_transfer(capsys, tmp_path):
     (["--deployment", "split"], "invalid choice"),
     (["--deployment", "disagg", "--kv-link", "carrier-pigeon"], "--kv-link"),
     (["--deployment", "disagg", "--kv-link", "-5"], "--kv-link"),
+    # below 1 GbE or above NVLink 5 (kv_link.py MIN/MAX_LINK_GB_PER_S): a physical link, named, not an arrival time
+    (["--deployment", "disagg", "--kv-link", "1e-300"], "--kv-link must be one of"),
+    (["--deployment", "disagg", "--kv-link", "5e-324"], "a bandwidth from 0.1 to 2000 GB/s"),
+    (["--deployment", "disagg", "--kv-link", "1e-9"], "got '1e-9'"),
+    (["--deployment", "disagg", "--kv-link", "100000"], "--kv-link must be one of"),
     (["--deployment", "disagg", "--prefill-instances", "0"], "--prefill-instances"),
     (["--deployment", "disagg", "--instances", "3"], "--instances needs --deployment colocated"),
     (["--prefill-instances", "2"], "--prefill-instances needs --deployment disagg"),

@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from chunkviz.errors import InputError
 
 TRANSFER_MODES: tuple[str, ...] = ("layerwise", "after-prefill")
-MAX_LINK_GB_PER_S = 100_000.0
+# The physical range a link given in GB/s must fall in, so that a transfer's time stays a real time (1e-300 GB/s made
+# a 1 GB cache take 1e291 s, and the run ended blaming a request's arrival time). Low: 0.1 GB/s is 0.8 Gb/s, below the
+# slowest NIC a KV connector runs over (1 GbE = 0.125 GB/s). High: 2,000 GB/s is above the fastest link shipped
+# (NVLink 5 on B200/GB200: 1.8 TB/s bidirectional per GPU, 900 GB/s each way; NVIDIA Blackwell datasheet).
+MIN_LINK_GB_PER_S = 0.1
+MAX_LINK_GB_PER_S = 2_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +70,9 @@ def parse_kv_link(text: str) -> KvLink:
         gb_per_s = float(text)
     except ValueError:
         gb_per_s = math.nan
-    if not (math.isfinite(gb_per_s) and 0 < gb_per_s <= MAX_LINK_GB_PER_S):
-        raise InputError(f"--kv-link must be one of {', '.join(KV_LINKS)} or a bandwidth in GB/s in "
-                         f"(0, {MAX_LINK_GB_PER_S:g}], got {text!r}")
+    if not (math.isfinite(gb_per_s) and MIN_LINK_GB_PER_S <= gb_per_s <= MAX_LINK_GB_PER_S):
+        raise InputError(f"--kv-link must be one of {', '.join(KV_LINKS)} or a bandwidth from {MIN_LINK_GB_PER_S:g} "
+                         f"to {MAX_LINK_GB_PER_S:g} GB/s (1 GbE to above NVLink 5), got {text!r}")
     return KvLink(f"{gb_per_s:g}GB/s", gb_per_s * 1e9, CUSTOM_LINK_LATENCY_S, "given as a number (GB/s)")
 
 
