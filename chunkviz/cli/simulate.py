@@ -84,7 +84,10 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduling-policy", choices=SCHEDULING_POLICIES, default="fcfs",
                    help="vLLM's --scheduling-policy: fcfs, or priority (waiting requests by (priority, arrival), "
                         "lower first: chats 0 before documents 1; vLLM's victim is then the lowest priority); for "
-                        "sglang, its --enable-priority-scheduling with --schedule-low-priority-values-first")
+                        "sglang, its --enable-priority-scheduling: higher values first unless "
+                        "--schedule-low-priority-values-first")
+    p.add_argument("--schedule-low-priority-values-first", action="store_true",
+                   help="SGLang: under --scheduling-policy priority serve lower values first (its default: higher)")
     p.add_argument("--step-overhead-ms", type=float, default=2.0,
                    help="CPU time of an eager step without overlap (launches, scheduling, sampling)")
     _add_step_pricing_flags(p)
@@ -219,7 +222,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                                 trtllm_capacity_policy=args.trtllm_capacity_policy,
                                 scheduler_reserve_full_isl=args.scheduler_reserve_full_isl,
                                 parallel_sampling=args.parallel_sampling,
-                                scheduling_policy=args.scheduling_policy)
+                                scheduling_policy=args.scheduling_policy,
+                                schedule_low_priority_values_first=args.schedule_low_priority_values_first)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
                         num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=_prefix_caching(args),
                         eviction=args.eviction, allocation=args.allocation)

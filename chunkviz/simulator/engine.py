@@ -101,8 +101,11 @@ def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
     entry = policy_entry(config.scheduler.policy)
     by_priority = config.scheduler.scheduling_policy == "priority"
     victim = entry.priority_victim if by_priority and entry.priority_victim is not None else entry.victim
+    # SGLang serves higher values first unless --schedule-low-priority-values-first (PolicyEntry.priority_higher_first)
+    higher_first = entry.priority_higher_first and not config.scheduler.schedule_low_priority_values_first
     return SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler, knobs=knobs, emit=emit,
-                        victim=victim, by_priority=by_priority, lean_kv=fast_kv.is_lean(kv),
+                        victim=victim, by_priority=by_priority, priority_sign=-1 if higher_first else 1,
+                        lean_kv=fast_kv.is_lean(kv),
                         forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
                         and any(r.n_samples > 1 for r in pending))
 

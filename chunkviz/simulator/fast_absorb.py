@@ -309,5 +309,6 @@ def _dequeue(run: RunState, seq: SeqState, start_s: float) -> None:
     ctx.waiting.popleft()
     ctx.admit_counter[0] += 1
     seq.admit_seq_no = ctx.admit_counter[0]
-    seq.prefix_query_tokens += seq.num_tokens
+    if ctx.kv.enable_prefix_caching:  # statistics only with caching on (sched_common.admit_one)
+        seq.prefix_query_tokens += seq.num_tokens
     seq.first_scheduled_s = start_s

@@ -87,6 +87,11 @@ class PolicyEntry:
     takes_priority: bool = False
     # Whom it preempts under that policy; None keeps `victim` (SGLang's retract_decode does not sort by priority).
     priority_victim: VictimRule | None = None
+    # Under that policy the engine serves HIGHER priority values first unless told otherwise: SGLang's
+    # SchedulePolicy._sort_by_priority_and_fcfs sorts by (priority * priority_sign, wait_queue_entry_time) with
+    # priority_sign = 1 if --schedule-low-priority-values-first else -1 (python/sglang/srt/managers/
+    # schedule_policy.py; the flag defaults to False in server_args.py). vLLM has no such flag: lower first.
+    priority_higher_first: bool = False
     # Tokens per KV block when the user gives none (CacheConfig.block_size None): vLLM CacheConfig.block_size 16;
     # TensorRT-LLM KvCacheConfig.tokens_per_block 32 (tensorrt_llm/llmapi/llm_args.py, commit fcd3f316).
     default_block_size_tokens: int = 16
@@ -157,7 +162,7 @@ _ENTRIES = (
     PolicyEntry("sglang", schedule_sglang, chunks_prompts=True, reserves_prompt=True, victim=fewest_outputs_victim,
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
-                takes_priority=True, prefix_caching_default=True,
+                takes_priority=True, priority_higher_first=True, prefix_caching_default=True,
                 overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
                 fast_path=True, fast_path_replay=replay_decode_steps,
                 fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),
