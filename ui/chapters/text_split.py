@@ -11,8 +11,21 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.eng.decode": ("1P+1D · decode GPU", "1P+1D · Decode GPU"),
     "chx.split.run.colocated": ("colocated, 2 GPUs", "同置，2 块 GPU"),
     "chx.split.run.disagg": ("1P+1D", "1P+1D"),
-    "chx.split.link": ("**1P+1D:** the KV cache crosses **{link}**, layer by layer while the prompt runs",
-                       "**1P+1D：** KV 缓存经 **{link}** 传过去，提示词计算时逐层发送"),
+    "chx.split.link": ("**1P+1D:** the KV cache crosses **{link}**, {how}, {setup_ms:.0f} ms of connector setup "
+                       "per transfer",
+                       "**1P+1D：** KV 缓存经 **{link}** 传过去，{how}，每次传输另有 {setup_ms:.0f} 毫秒的连接器准备时间"),
+    "chx.split.how.after-prefill": ("pulled by the decode GPU once the prompt is done (vLLM's NIXL connector)",
+                                    "提示词算完后由 Decode GPU 拉取（vLLM 的 NIXL 连接器）"),
+    "chx.split.how.per-chunk": ("sent chunk by chunk as the prompt runs (SGLang)", "提示词计算时逐块发送（SGLang）"),
+    "chx.split.how.layerwise": ("layer by layer while the prompt runs", "提示词计算时逐层发送"),
+    "chx.split.mode.layerwise": ("layer by layer", "逐层"),
+    "chx.split.mode.after-prefill": ("after the prefill", "Prefill 后"),
+    "chx.split.mode.per-chunk": ("chunk by chunk", "逐块"),
+    "chx.split.sweep.verdict": ("1P+1D reaches colocated's goodput (within the search's tolerance) only over: "
+                                "{wins}. Over {loses} colocated serves more at every length.",
+                                "1P+1D 只有在这些链路上才追得上同置的有效吞吐（在搜索精度内）：{wins}。"
+                                "走 {loses} 时，每种长度都是同置服务得更多。"),
+    "chx.split.sweep.none": ("none", "无"),
     "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达 Decode GPU"),
     "chx.split.lbl.kv": ("R{rid}'s KV → decode GPU: {gb:.2f} GB over {link}, {ms:.1f} ms after its prefill",
                          "R{rid} 的 KV → Decode GPU：{gb:.2f} GB 经 {link}，Prefill 结束后再等 {ms:.1f} 毫秒"),
