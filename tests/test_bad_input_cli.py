@@ -7,7 +7,7 @@ import pytest
 
 from chunkviz.cli.main import main
 
-BASE = ["simulate", "--json", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
+BASE = ["simulate", "--json", "--workload", "synthetic", "--num-requests", "3", "--prompt-tokens", "64", "--output-tokens", "4"]
 BAD_VALUES = ("0", "-1", "HUGE", "nan", "abc", "1.5")
 INT_HUGE, FLOAT_HUGE = str(10**12), "1e300"
 
@@ -98,8 +98,8 @@ def test_contradictory_and_malformed_values(capsys, argv, fragment):
 
 
 def test_prompt_longer_than_kv_capacity_is_rejected_with_reason(capsys):
-    code, out, err = _run(capsys, ["simulate", "--num-requests", "2", "--prompt-tokens", "5000", "--length-dist",
-                                   "fixed", "--num-gpu-blocks", "100", "--output-tokens", "4"])
+    code, out, err = _run(capsys, ["simulate", "--workload", "synthetic", "--num-requests", "2", "--prompt-tokens",
+                                   "5000", "--length-dist", "fixed", "--num-gpu-blocks", "100", "--output-tokens", "4"])
     assert code == 0
     assert "rejected 2" in out and "KV blocks even alone" in out
 

@@ -111,7 +111,7 @@ CASES = [
     ("memory", ["prefix-cache", "--capacity-blocks", "9", "--trace", "{many_blocks.jsonl}"],
      "line 512: the trace declares more than 1,000,000 prefix blocks (hash_ids or prefix_ids), the limit that keeps "
      "a replay within memory; cut it to a time window first"),
-    ("memory", SIM[:2] + ["--num-requests", "20000", "--qps", "1000", "--prompt-tokens", "64", "--output-tokens",
+    ("memory", SIM[:2] + ["--workload", "synthetic", "--num-requests", "20000", "--qps", "1000", "--prompt-tokens", "64", "--output-tokens",
                           "2000", "--length-dist", "fixed"],
      "a detailed run records every queued sequence at every step, and this one passed the limit of 3,000,000 "
      "(steps x queued sequences); use fewer requests or a lower load, or run without the detailed trace "

@@ -97,3 +97,58 @@ def test_simulate_replays_the_bundled_trace(capsys):
 def test_trace_flags_need_a_trace(capsys):
     assert main(["simulate", "--rate-scale", "2"]) == 2
     assert "need --trace" in capsys.readouterr().err
+
+
+# --- no silent workload flags (issue 36): a generator flag the preset does not read is refused, naming it -------
+
+@pytest.mark.parametrize("sub", ["simulate", "sweep", "capacity"])
+def test_a_flag_the_default_preset_ignores_is_refused_naming_it_and_the_preset(capsys, sub):
+    extra = {"simulate": [], "sweep": ["--budgets", "512"], "capacity": ["--slo-tbt-p99-ms", "100"]}[sub]
+    code = main([sub, "--json", "--num-requests", "8", "--shared-prefix-tokens", "1000", "--length-dist", "fixed",
+                 "--arrival", "poisson", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "--arrival, --length-dist, --shared-prefix-tokens" in err and "'long-among-chats'" in err
+
+
+def test_the_same_flags_on_a_preset_that_reads_them_are_honoured_and_the_json_names_it(capsys):
+    out = _run_json(capsys, ["simulate", "--json", "--workload", "synthetic", "--num-requests", "8",
+                             "--shared-prefix-tokens", "1000", "--length-dist", "fixed", "--arrival", "poisson"])
+    assert out["workload"] == "synthetic" and out["prefix_hit_rate"] > 0.5  # the shared prompt is hit
+
+
+def test_the_json_names_the_default_workload_and_a_trace(capsys):
+    from chunkviz.workloads.loaders import BUNDLED_SAMPLE_PATH
+
+    assert _run_json(capsys, ["simulate", "--json", "--num-requests", "4"])["workload"] == "long-among-chats"
+    out = _run_json(capsys, ["simulate", "--json", "--trace", str(BUNDLED_SAMPLE_PATH), "--sample", "4"])
+    assert out["workload"] == f"trace:{BUNDLED_SAMPLE_PATH.name}"
+    rows = _run_json(capsys, ["sweep", "--json", "--workers", "1", "--budgets", "256", "--num-requests", "4",
+                              "--workload", "seed-article"])["rows"]
+    assert [r["workload"] for r in rows] == ["seed-article"]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--workload", "seed-article", "--prompt-tokens", "99"], "--prompt-tokens: the workload preset 'seed-article'"),
+    (["--workload", "multi-turn", "--n-samples", "2"], "--n-samples: the workload preset 'multi-turn'"),
+    (["--workload", "azure-conv-like", "--length-dist", "fixed"], "--length-dist: the workload preset"),
+    (["--workload", "synthetic", "--burstiness-cv", "4"], "--burstiness-cv shapes gamma arrivals only"),
+    (["--trace", "chunkviz/data/azure_conv_sample.csv", "--num-requests", "4"],
+     "--num-requests shape a generated workload, but --trace replays azure_conv_sample.csv's own requests"),
+])
+def test_ignored_generator_flags_are_refused(capsys, argv, fragment):
+    assert main(["simulate", "--json", *argv]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1
+
+
+def test_gamma_burstiness_is_read_by_synthetic(capsys):
+    base = ["simulate", "--json", "--workload", "synthetic", "--num-requests", "16", "--arrival", "gamma"]
+    calm = _run_json(capsys, base + ["--burstiness-cv", "0.1"])
+    bursty = _run_json(capsys, base + ["--burstiness-cv", "10"])
+    assert calm["workload"] == "synthetic" and calm["ttft_s"] != bursty["ttft_s"]
+
+
+def test_capacity_refuses_qps_it_would_replace(capsys):
+    assert main(["capacity", "--qps", "3", "--slo-tbt-p99-ms", "100"]) == 2
+    assert "--qps 3: capacity searches the rate itself" in capsys.readouterr().err

@@ -25,7 +25,7 @@ def test_disagg_json_keys_and_per_gpu_figures(capsys):
                          "--kv-link", "rdma-400"])
     assert not {"deployment", "kv_transfer_s", "goodput_per_gpu"} & set(plain)
     assert set(plain) < set(out)
-    assert out["deployment"]["num_gpus"] == 3 and out["deployment"]["kv_link"]["gb_per_s"] == 50.0
+    assert out["deployment"]["num_gpus"] == 3 and out["deployment"]["kv_link"]["gb_per_s"] == 4.3  # effective (vllm#50913)
     assert out["kv_transfer_s"]["count"] == 40 and 0 < out["kv_transfer_s"]["p50"] <= out["kv_transfer_s"]["p99"]
     assert out["goodput_per_gpu"] == pytest.approx(out["goodput_strict_requests_per_s"] / 3)
     assert out["throughput_output_tokens_per_s_per_gpu"] == pytest.approx(out["throughput_output_tokens_per_s"] / 3)
@@ -52,6 +52,11 @@ def test_trace_out_holds_each_instance_and_transfer(capsys, tmp_path):
     (["--deployment", "split"], "invalid choice"),
     (["--deployment", "disagg", "--kv-link", "carrier-pigeon"], "--kv-link"),
     (["--deployment", "disagg", "--kv-link", "-5"], "--kv-link"),
+    # below 1 GbE or above NVLink 5 (kv_link.py MIN/MAX_LINK_GB_PER_S): a physical link, named, not an arrival time
+    (["--deployment", "disagg", "--kv-link", "1e-300"], "--kv-link must be one of"),
+    (["--deployment", "disagg", "--kv-link", "5e-324"], "a bandwidth from 0.1 to 2000 GB/s"),
+    (["--deployment", "disagg", "--kv-link", "1e-9"], "got '1e-9'"),
+    (["--deployment", "disagg", "--kv-link", "100000"], "--kv-link must be one of"),
     (["--deployment", "disagg", "--prefill-instances", "0"], "--prefill-instances"),
     (["--deployment", "disagg", "--instances", "3"], "--instances needs --deployment colocated"),
     (["--prefill-instances", "2"], "--prefill-instances needs --deployment disagg"),
@@ -75,9 +80,10 @@ def test_sweep_and_capacity_accept_a_deployment(capsys):
                           "--deployment", "disagg"])["rows"]
     assert [r["budget_tokens"] for r in rows] == [512, 2048]
     assert all(r["deployment"]["num_gpus"] == 2 and r["kv_transfer_s"]["count"] == 40 for r in rows)
-    disagg = _json(capsys, ["capacity", "--json", "--workers", "1", *RUN, "--slo-tbt-p99-ms", "30",
+    probe_run = [a for a in RUN if a not in ("--qps", "6")]  # capacity sets the rate itself (and refuses --qps)
+    disagg = _json(capsys, ["capacity", "--json", "--workers", "1", *probe_run, "--slo-tbt-p99-ms", "30",
                             "--qps-min", "1", "--qps-max", "16", "--max-rounds", "2", "--deployment", "disagg"])
-    single = _json(capsys, ["capacity", "--json", "--workers", "1", *RUN, "--slo-tbt-p99-ms", "30",
+    single = _json(capsys, ["capacity", "--json", "--workers", "1", *probe_run, "--slo-tbt-p99-ms", "30",
                             "--qps-min", "1", "--qps-max", "16", "--max-rounds", "2"])
     # The decode instance never prefills, so its TBT p99 stays low where one chunk-free engine's does not.
     assert disagg["probes"][0]["tbt_p99_s"] < single["probes"][0]["tbt_p99_s"]

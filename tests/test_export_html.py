@@ -203,6 +203,10 @@ def test_cli_paging_and_attention_views(tmp_path):
     (["--num-requests", "many"], "argument --num-requests: invalid int value"),
     (["--compare", "fifo"], "argument --compare: invalid choice"),
     (["--deployment", "disagg"], "export-html draws one engine on one GPU"),
+    # generator flags the file's workload would not read (issue 36: no silent flags)
+    (["--length-dist", "fixed"], "--length-dist: the workload preset 'long-among-chats' does not use it"),
+    (["--view", "kv", "--prompt-tokens", "64"], "--prompt-tokens: --view kv draws the /kv page's teaching requests"),
+    (["--view", "paging", "--qps", "3"], "--qps: --view paging runs no workload"),
 ])
 def test_cli_bad_flags_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
     out = tmp_path / "x.html"

@@ -17,7 +17,8 @@ def test_both_deployments_serve_chapter_2s_requests_on_two_gpus():
     assert [i.role for i in runs["colocated"].instances] == ["colocated", "colocated"]
     assert [i.role for i in runs["disagg"].instances] == ["prefill", "decode"]
     decode = runs["disagg"].instances[1].trace
-    assert all(c.phase == "decode" for s in decode.steps for c in s.chunks)  # the decode GPU runs no prompt
+    # The decode GPU runs no prompt but the one token per request vLLM's decode side recomputes to sample token 1.
+    assert all(c.phase == "decode" or c.num_tokens == 1 for s in decode.steps for c in s.chunks)
 
 
 def test_the_documents_kv_crosses_after_its_prefill_and_the_question_quotes_it():
@@ -33,17 +34,20 @@ def test_the_documents_kv_crosses_after_its_prefill_and_the_question_quotes_it()
     assert p.value("tbt_max_ms_colocated") == gaps["colocated"] and p.value("tbt_max_ms_disagg") == gaps["disagg"]
 
 
-def test_the_sweep_shows_where_each_wins_and_what_a_slow_link_costs():
+def test_the_sweep_shows_which_link_assumptions_make_the_split_win():
+    """Connectors as shipped (after the prefill, measured 2.7-10 GB/s, 58 ms setup): colocated serves more at every
+    length; only layer-by-layer streaming at >= 10 GB/s reaches it, at the longest documents (issue 36)."""
     cells = {(c.doc_tokens, c.deployment): c.goodput_per_gpu for c in split.sweep()}
     assert set(cells) == {(d, k) for d in split.SWEEP_DOC_TOKENS for k in ("colocated",) + split.SWEEP_LINKS}
     short, long_ = split.SWEEP_DOC_TOKENS[0], split.SWEEP_DOC_TOKENS[-1]
-    fast, slow = split.SWEEP_LINKS[0], split.SWEEP_LINKS[-1]
-    assert cells[(short, "colocated")] > cells[(short, fast)]  # short prompts: two whole kitchens serve more
-    assert cells[(long_, fast)] > cells[(long_, "colocated")]  # long prompts: splitting wins per GPU
-    for doc in split.SWEEP_DOC_TOKENS:  # a slower link never serves more
-        assert cells[(doc, slow)] <= cells[(doc, fast)]
-    # The slow link costs 1P+1D its lead somewhere the fast link had it (the chapter's point about the transfer).
-    assert any(cells[(d, fast)] > cells[(d, "colocated")] >= cells[(d, slow)] for d in split.SWEEP_DOC_TOKENS)
+    assert all(cells[(short, "colocated")] > cells[(short, dep)] for dep in split.SWEEP_LINKS)
+    for doc in split.SWEEP_DOC_TOKENS:  # columns go from the slowest assumption to the most favourable
+        row = [cells[(doc, dep)] for dep in split.SWEEP_LINKS]
+        assert row == sorted(row)
+    reach = split.reaching_colocated(split.sweep())
+    shipped = [dep for dep in split.SWEEP_LINKS if split.link_and_mode(dep)[1] is None]
+    assert shipped and all(reach[dep] == () for dep in shipped)  # the engine's own transfer never reaches it
+    assert reach["nvlink+layerwise"] == (long_,) and cells[(long_, "nvlink+layerwise")] >= cells[(long_, "colocated")]
 
 
 def test_splitting_pays_at_a_chats_first_token_as_the_answer_says():
@@ -71,14 +75,17 @@ def test_the_load_axis_shows_each_deployment_winning_somewhere_and_both_failing_
             met = [c.meets_slo for c in cells if c.doc_tokens == doc and c.deployment == dep]
             assert met == sorted(met, reverse=True)  # passes, then fails
     low, high = split.LOADS_QPS[0], split.LOADS_QPS[-1]
-    assert all(winners[(d, low)] == "both" and winners[(d, high)] == "neither" for d in split.SWEEP_DOC_TOKENS)
+    assert all(winners[(d, low)] in ("both", "colocated") and winners[(d, high)] == "neither"
+               for d in split.SWEEP_DOC_TOKENS)
+    assert winners[(split.SWEEP_DOC_TOKENS[0], low)] == "both"
     # Short documents: colocated holds a load 1P+1D cannot; long ones: the other way round (as the sweep ranks them).
     short, long_ = split.SWEEP_DOC_TOKENS[0], split.SWEEP_DOC_TOKENS[-1]
     assert "colocated" in {winners[(short, q)] for q in split.LOADS_QPS}
     def highest_met(doc, dep):
         return max((c.qps for c in cells if c.doc_tokens == doc and c.deployment == dep and c.meets_slo), default=0.0)
-    # (with CUDA graphs and overlap priced, the two are within one grid step of each other at the longest document)
-    assert highest_met(long_, split.LOAD_DEPLOYMENTS[1]) >= highest_met(long_, "colocated")
+    # Over the slide's link as the connector ships it, colocated holds every load 1P+1D holds (the sweep agrees)
+    for doc in split.SWEEP_DOC_TOKENS:
+        assert highest_met(doc, "colocated") >= highest_met(doc, split.LOAD_DEPLOYMENTS[1])
     goodput = {(c.doc_tokens, c.deployment): c.goodput_per_gpu for c in split.sweep()}
     for (doc, qps), w in winners.items():
         if w in ("colocated", "disagg"):

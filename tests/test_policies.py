@@ -176,7 +176,7 @@ def test_cli_flags_for_trtllm_and_parallel_sampling(capsys):
     out = _cli_json(capsys, ["--policy", "trtllm", "--trtllm-capacity-policy", "max-utilization",
                              "--trtllm-chunked-context", "true", "--max-num-batched-tokens", "512"])
     assert out["policy"] == "trtllm" and out["budget_tokens"] == 512 and out["max_num_seqs"] == 2048
-    out = _cli_json(capsys, ["--n-samples", "3", "--parallel-sampling", "v0-fork-cow", "--max-num-seqs", "4"])
+    out = _cli_json(capsys, ["--workload", "synthetic", "--n-samples", "3", "--parallel-sampling", "v0-fork-cow", "--max-num-seqs", "4"])
     assert out["num_finished"] == 6
 
 

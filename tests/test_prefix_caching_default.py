@@ -93,8 +93,29 @@ def test_the_lecture_runs_are_the_same_with_prefix_caching_on_or_off(policy):
     on, off = (run_scenario(replace(scenario, cache=replace(scenario.cache, enable_prefix_caching=v)))
                for v in (True, False))
     assert on.prefix_caching and not off.prefix_caching
-    assert summarize(on) == summarize(off) and on.requests == off.requests
+    # Only the cache's own statistics differ: lookups are recorded with caching on alone (vLLM PrefixCacheStats)
+    assert summarize(on) == replace(summarize(off), prefix_query_tokens=summarize(on).prefix_query_tokens)
+    assert [replace(r, prefix_query_tokens=0, prefix_query_tokens_readmitted=0) for r in on.requests] == list(off.requests)
+    assert sum(r.prefix_hit_tokens for r in on.requests) == 0
 
 
 def test_the_app_default_scenario_leaves_prefix_caching_to_the_engine():
     assert DEFAULT_SCENARIO.cache.enable_prefix_caching is None
+
+
+def test_prefix_statistics_are_recorded_only_with_caching_on(capsys):
+    """vLLM KVCacheManager.get_computed_blocks returns before recording PrefixCacheStats when caching is off: a run
+    with caching off reports no lookups (0 query tokens), not lookups that all missed."""
+    import json
+
+    from chunkviz.cli.main import main
+
+    base = ["simulate", "--json", "--workload", "shared-system-prompt", "--num-requests", "6", "--policy", "chunked"]
+    for flag, fast in (("--no-enable-prefix-caching", ()), ("--no-enable-prefix-caching", ("--no-fast-forward",)),
+                       ("--enable-prefix-caching", ())):
+        assert main([*base, flag, *fast]) == 0
+        out = json.loads(capsys.readouterr().out)
+        if flag == "--enable-prefix-caching":
+            assert out["prefix_query_tokens"] > 0 and out["prefix_hit_rate"] > 0
+        else:
+            assert out["prefix_query_tokens"] == 0 and out["prefix_hit_tokens"] == 0

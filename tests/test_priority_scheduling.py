@@ -47,7 +47,8 @@ def _first_scheduled(trace) -> dict[int, float]:
 def test_priority_admits_a_later_chat_before_an_earlier_document(policy):
     config = make_config(policy, budget=512, max_num_seqs=1)
     fcfs = _first_scheduled(simulate(config, ONE_SEAT))
-    prio = _first_scheduled(simulate(_with(config, scheduling_policy="priority"), ONE_SEAT))
+    low_first = {"schedule_low_priority_values_first": True} if policy == "sglang" else {}  # vLLM: always
+    prio = _first_scheduled(simulate(_with(config, scheduling_policy="priority", **low_first), ONE_SEAT))
     assert fcfs[1] < fcfs[2]  # fcfs: arrival order, the document first
     assert prio[2] < prio[1]  # priority: the chat (0) jumps the document (1)
     assert prio[0] == fcfs[0] == 0.0
@@ -191,3 +192,24 @@ def test_the_chapter_6_rows_are_what_the_printed_command_gives(capsys):
         classes = json.loads(capsys.readouterr().out)["by_priority"]
         assert (classes["0"]["ttft_s"]["p99"], classes["1"]["ttft_s"]["p50"]) == (chat, doc)
     assert row.chat_ttft_p99_priority_s < 0.8 * row.chat_ttft_p99_fcfs_s
+
+
+def test_sglang_serves_higher_priority_values_first_by_default():
+    # SGLang SchedulePolicy._sort_by_priority_and_fcfs: priority_sign = -1 unless --schedule-low-priority-values-first,
+    # so by default the document (1) is served before the later chat (0) -- the opposite of vLLM's order.
+    config = _with(make_config("sglang", budget=512, max_num_seqs=1), scheduling_policy="priority")
+    default = _first_scheduled(simulate(config, ONE_SEAT))
+    flipped = _first_scheduled(simulate(_with(config, schedule_low_priority_values_first=True), ONE_SEAT))
+    assert default[1] < default[2]  # higher value first: the document
+    assert flipped[2] < flipped[1]  # the flag: lower value first, the chat
+    vllm = _first_scheduled(simulate(_with(make_config("chunked", budget=512, max_num_seqs=1),
+                                           scheduling_policy="priority"), ONE_SEAT))
+    assert vllm[2] < vllm[1]
+
+
+@pytest.mark.parametrize("argv", [["--policy", "chunked", "--scheduling-policy", "priority"],
+                                  ["--policy", "sglang"]])
+def test_the_sglang_flag_is_refused_where_it_would_be_ignored(capsys, argv):
+    assert main(["simulate", "--num-requests", "4", "--schedule-low-priority-values-first", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "--schedule-low-priority-values-first is SGLang's" in err and err.count("\n") == 1

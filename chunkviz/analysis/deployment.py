@@ -48,7 +48,8 @@ def deployment_summary(run: DeploymentRun, slo: Slo) -> dict[str, Any]:
                        "routing": spec.routing,
                        "kv_link": None if spec.kind == "colocated" else {
                            "name": spec.kv_link.name, "gb_per_s": spec.kv_link.bytes_per_s / 1e9,
-                           "latency_s": spec.kv_link.latency_s, "transfer": spec.transfer_mode}},
+                           "latency_s": spec.kv_link.latency_s, "setup_s": spec.kv_link.setup_s,
+                           "transfer": spec.transfer_mode}},
         # The wait after each prefill until its KV is at the decode instance (KvTransfer.exposed_s); null colocated.
         "kv_transfer_s": None if spec.kind == "colocated" else {
             "mean": exposed.mean, "p50": exposed.p50, "p99": exposed.p99, "max": exposed.max, "count": exposed.count},

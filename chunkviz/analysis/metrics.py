@@ -64,6 +64,9 @@ class Metrics:
     # Lookups at re-admissions after a preemption, apart (vLLM PrefixCacheStats counts them as preempted_*).
     prefix_hit_tokens_readmitted: int = 0
     prefix_hit_rate_readmitted: float = 0.0
+    # Tokens looked up at first admissions: 0 with prefix caching off, as vLLM records no statistics then
+    # (sched_common.admit_one).
+    prefix_query_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,6 +122,7 @@ def summarize(trace: Trace, slo_ttft_s: float | None = None, slo_tbt_s: float | 
         slo_ttft_s=slo_ttft_s, slo_tbt_s=slo_tbt_s, slo_attainment=attained, goodput_requests_per_s=goodput,
         prefix_hit_tokens=hit_tokens, prefix_hit_rate=hit_tokens / query_tokens if query_tokens else 0.0,
         prefix_hit_tokens_readmitted=re_hit, prefix_hit_rate_readmitted=re_hit / re_query if re_query else 0.0,
+        prefix_query_tokens=query_tokens,
     )
 
 

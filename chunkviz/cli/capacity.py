@@ -4,8 +4,8 @@ the highest request rate that meets every given SLO (analysis/capacity.py says h
 Invariant: with --json it prints one object with exactly the keys capacity_qps, criterion, bound_hit and probes (each
 probe {qps, meets_slo, tbt_p99_s, ttft_p50_s, queue_p50_s}); bound_hit true means every probe up to --qps-max met
 the SLO, so capacity_qps is a lower bound, not the capacity; the criterion always bounds the median queueing delay
-(Sarathi-Serve's 2 s unless --slo-queue-p50-ms is given: a rate whose queue grows is not sustainable); the rate flag of simulate (--qps) is ignored, the search
-sets it; probes of a round run in parallel (--workers, --scheduler-address) with identical results.
+(Sarathi-Serve's 2 s unless --slo-queue-p50-ms is given: a rate whose queue grows is not sustainable); the rate flag of
+simulate (--qps) is refused, the search sets it; probes of a round run in parallel (--workers, --scheduler-address) with identical results.
 """
 
 from __future__ import annotations
@@ -68,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     slo = Slo(_ms_to_s("slo-tbt-p99-ms", args.slo_tbt_p99_ms), _ms_to_s("slo-ttft-p50-ms", args.slo_ttft_p50_ms),
               _queue_s(args.slo_queue_p50_ms))
     args.trace_out = None  # metrics only
+    if args.qps is not None:  # the search sets the rate; a --qps it dropped would be silently wrong output
+        raise InputError(f"--qps {args.qps:g}: capacity searches the rate itself (--qps-min, --qps-max); drop --qps")
     scenario = simulate_cli.scenario_from_args(args)
     workers = check_workers(args.workers)
     map_fn = functools.partial(_map, workers=workers, address=args.scheduler_address)

@@ -9,7 +9,7 @@ import argparse
 
 from chunkviz.errors import InputError
 from chunkviz.simulator.deployment import DEPLOYMENTS, DeploymentSpec
-from chunkviz.simulator.kv_link import KV_LINKS, TRANSFER_MODES, parse_kv_link
+from chunkviz.simulator.kv_link import DEFAULT_SETUP_MS, KV_LINKS, TRANSFER_MODES, parse_kv_link
 from chunkviz.simulator.routing import ROUTING_RULES
 
 
@@ -19,9 +19,15 @@ def add_deployment_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--instances", type=int, default=1, help="colocated: engine instances (GPUs or TP groups)")
     p.add_argument("--prefill-instances", type=int, default=1, help="disagg: prefill instances")
     p.add_argument("--decode-instances", type=int, default=1, help="disagg: decode instances")
-    p.add_argument("--kv-link", default="nvlink", help=f"disagg: {', '.join(KV_LINKS)}, or a bandwidth in GB/s")
-    p.add_argument("--kv-transfer", choices=TRANSFER_MODES, default="layerwise",
-                   help="disagg: stream each layer's KV during the prefill, or send it all after")
+    p.add_argument("--kv-link", default="nvlink",
+                   help=f"disagg: {', '.join(KV_LINKS)} (effective connector bandwidths; -peak: the wire's), or an "
+                        f"effective bandwidth in GB/s")
+    p.add_argument("--kv-setup-ms", type=float, default=None,
+                   help=f"disagg: per-transfer setup latency of the connector, ms (default: the link's, "
+                        f"{DEFAULT_SETUP_MS:g} ms; 0 for the -peak links)")
+    p.add_argument("--kv-transfer", choices=TRANSFER_MODES, default=None,
+                   help="disagg: after-prefill, per-chunk or layerwise (default: the engine's connector: vLLM and "
+                        "TensorRT-LLM after the prefill, SGLang per chunk)")
     p.add_argument("--routing", choices=ROUTING_RULES, default="round-robin")
 
 
@@ -33,12 +39,13 @@ def deployment_from_args(args: argparse.Namespace) -> DeploymentSpec | None:
         return None
     return DeploymentSpec(kind=args.deployment, num_instances=args.instances,
                           num_prefill_instances=args.prefill_instances, num_decode_instances=args.decode_instances,
-                          kv_link=parse_kv_link(args.kv_link), transfer_mode=args.kv_transfer, routing=args.routing)
+                          kv_link=parse_kv_link(args.kv_link, args.kv_setup_ms), transfer_mode=args.kv_transfer,
+                          routing=args.routing)
 
 
 # Flags that mean something only for one kind, with their defaults: given for another kind they would be ignored.
 _ONLY_FOR = {"instances": ("colocated", 1), "prefill_instances": ("disagg", 1), "decode_instances": ("disagg", 1),
-             "kv_link": ("disagg", "nvlink"), "kv_transfer": ("disagg", "layerwise")}
+             "kv_link": ("disagg", "nvlink"), "kv_transfer": ("disagg", None), "kv_setup_ms": ("disagg", None)}
 
 
 def _check_flags_fit(kind: str | None, args: argparse.Namespace) -> None:

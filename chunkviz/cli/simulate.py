@@ -22,7 +22,7 @@ from chunkviz.cost.profile import MAX_PROFILE_BYTES, profile_from_json
 from chunkviz.analysis.metrics import summarize
 from chunkviz.errors import InputError
 from chunkviz.inputs import read_bounded, strict_dumps
-from chunkviz.workloads.presets import PRESETS
+from chunkviz.workloads.presets import PRESET_FIELDS, PRESETS, SPEC_FIELDS, unused_fields
 from chunkviz.request import Request
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario, run_scenario
 from chunkviz.analysis.deployment import deployment_json, deployment_summary, run_deployment_scenario
@@ -84,7 +84,10 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduling-policy", choices=SCHEDULING_POLICIES, default="fcfs",
                    help="vLLM's --scheduling-policy: fcfs, or priority (waiting requests by (priority, arrival), "
                         "lower first: chats 0 before documents 1; vLLM's victim is then the lowest priority); for "
-                        "sglang, its --enable-priority-scheduling with --schedule-low-priority-values-first")
+                        "sglang, its --enable-priority-scheduling: higher values first unless "
+                        "--schedule-low-priority-values-first")
+    p.add_argument("--schedule-low-priority-values-first", action="store_true",
+                   help="SGLang: under --scheduling-policy priority serve lower values first (its default: higher)")
     p.add_argument("--step-overhead-ms", type=float, default=2.0,
                    help="CPU time of an eager step without overlap (launches, scheduling, sampling)")
     _add_step_pricing_flags(p)
@@ -119,23 +122,62 @@ def _add_workload_flags(p: argparse.ArgumentParser) -> None:
     # The defaults are the README's default scenario, the app's (analysis/scenario.py DEFAULT_SCENARIO): 64
     # long-among-chats requests at 16 QPS, 300-token chats, 128-token outputs, so `simulate --json` reproduces the
     # README's figures. The budget is left to the engine (the app's 512 is its own choice, see the README).
+    # The generator flags default to None ("not given", filled from DEFAULT_SCENARIO by workload_from_args) so that a
+    # flag the chosen preset does not read is refused instead of dropped (workloads/presets.PRESET_FIELDS).
     w = DEFAULT_SCENARIO.workload
-    p.add_argument("--workload", default=DEFAULT_SCENARIO.workload_preset, help=f"preset: {', '.join(PRESETS)}")
-    p.add_argument("--num-requests", type=int, default=w.num_requests)
-    p.add_argument("--qps", type=float, default=w.qps)
-    p.add_argument("--arrival", choices=ARRIVALS, default=w.arrival)
-    p.add_argument("--burstiness-cv", type=float, default=w.burstiness_cv)
-    p.add_argument("--prompt-tokens", type=int, default=w.prompt_tokens, help="mean prompt length")
-    p.add_argument("--output-tokens", type=int, default=w.output_tokens, help="mean output length")
-    p.add_argument("--length-dist", choices=LENGTH_DISTS, default=w.length_dist)
-    p.add_argument("--batch-fraction", type=float, default=w.batch_fraction)
-    p.add_argument("--seed", type=int, default=w.seed)
-    p.add_argument("--shared-prefix-tokens", type=int, default=w.shared_prefix_tokens)
-    p.add_argument("--n-samples", type=int, default=w.n_samples)
+    p.add_argument("--workload", default=None,
+                   help=f"preset: {', '.join(PRESETS)} (default {DEFAULT_SCENARIO.workload_preset}); a generator "
+                        "flag the preset does not read is refused")
+    p.add_argument("--num-requests", type=int, default=None, help=f"default {w.num_requests}")
+    p.add_argument("--qps", type=float, default=None, help=f"default {w.qps:g}")
+    p.add_argument("--arrival", choices=ARRIVALS, default=None, help=f"default {w.arrival}")
+    p.add_argument("--burstiness-cv", type=float, default=None, help=f"gamma arrivals only (default {w.burstiness_cv:g})")
+    p.add_argument("--prompt-tokens", type=int, default=None, help=f"mean prompt length (default {w.prompt_tokens})")
+    p.add_argument("--output-tokens", type=int, default=None, help=f"mean output length (default {w.output_tokens})")
+    p.add_argument("--length-dist", choices=LENGTH_DISTS, default=None, help=f"default {w.length_dist}")
+    p.add_argument("--batch-fraction", type=float, default=None, help=f"default {w.batch_fraction:g}")
+    p.add_argument("--seed", type=int, default=None, help=f"default {w.seed}")
+    p.add_argument("--shared-prefix-tokens", type=int, default=None, help=f"default {w.shared_prefix_tokens}")
+    p.add_argument("--n-samples", type=int, default=None, help=f"default {w.n_samples}")
     p.add_argument("--max-tokens", default="output",
                    help="the client's max_tokens: output (each request's true length, as benchmark clients send; "
                         "default; a --trace's own max_tokens column is kept), unset (as chat clients often do) or N "
                         "(a cap: outputs are cut to N)")
+
+
+def _flag(field_name: str) -> str:
+    return "--" + field_name.replace("_", "-")
+
+
+def given_workload_fields(args: argparse.Namespace) -> set[str]:
+    """The generator flags given on the command line (their parser default is None)."""
+    return {name for name in SPEC_FIELDS if getattr(args, name, None) is not None}
+
+
+def workload_from_args(args: argparse.Namespace) -> WorkloadSpec:
+    """The generator's spec: each flag given, else the default scenario's value; a flag that the workload which runs
+    (the preset, or --trace's requests) would not read is refused, naming it and the workload."""
+    given = given_workload_fields(args)
+    values = {name: getattr(args, name) if name in given else getattr(DEFAULT_SCENARIO.workload, name)
+              for name in SPEC_FIELDS}
+    spec = WorkloadSpec(**values)
+    if getattr(args, "trace", None) is not None:
+        return spec  # load_trace_requests refuses the flags once the file itself has passed its checks
+    unused = unused_fields(args.workload, spec, given)
+    if unused == ["burstiness_cv"] and "burstiness_cv" in PRESET_FIELDS[args.workload]:
+        raise InputError(f"--burstiness-cv shapes gamma arrivals only, but the workload preset {args.workload!r} "
+                         f"runs --arrival {spec.arrival}: add --arrival gamma or drop it")
+    if unused:
+        reads = ", ".join(_flag(f) for f in SPEC_FIELDS if f not in unused_fields(args.workload, spec, SPEC_FIELDS))
+        raise InputError(f"{', '.join(map(_flag, unused))}: the workload preset {args.workload!r} does not use "
+                         f"{'it' if len(unused) == 1 else 'them'} (it reads {reads}); choose a preset that does, "
+                         f"e.g. --workload synthetic")
+    return spec
+
+
+def workload_name(args: argparse.Namespace) -> str:
+    """The workload that ran, as the JSON names it: the preset, or "trace:FILE" for a replayed trace."""
+    return f"trace:{args.trace.name}" if getattr(args, "trace", None) is not None else args.workload
 
 
 def _add_cache_flags(p: argparse.ArgumentParser) -> None:
@@ -169,11 +211,9 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     model = _with_max_model_len(model, args.max_model_len)
     gpu = gpu_from_json(_read_spec(args.gpu_spec, "--gpu-spec")) if args.gpu_spec else get_gpu(args.gpu)
     profile = profile_from_json(_read_spec(args.profile, "--profile", MAX_PROFILE_BYTES)) if args.profile else None
-    workload = WorkloadSpec(
-        num_requests=args.num_requests, qps=args.qps, arrival=args.arrival, burstiness_cv=args.burstiness_cv,
-        prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens, length_dist=args.length_dist,
-        batch_fraction=args.batch_fraction, shared_prefix_tokens=args.shared_prefix_tokens,
-        n_samples=args.n_samples, seed=args.seed)
+    if args.workload is None:
+        args.workload = DEFAULT_SCENARIO.workload_preset
+    workload = workload_from_args(args)
     scheduler = SchedulerConfig(policy=policy, max_num_batched_tokens=args.max_num_batched_tokens,
                                 max_num_seqs=args.max_num_seqs,
                                 long_prefill_token_threshold=args.long_prefill_token_threshold,
@@ -182,7 +222,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                                 trtllm_capacity_policy=args.trtllm_capacity_policy,
                                 scheduler_reserve_full_isl=args.scheduler_reserve_full_isl,
                                 parallel_sampling=args.parallel_sampling,
-                                scheduling_policy=args.scheduling_policy)
+                                scheduling_policy=args.scheduling_policy,
+                                schedule_low_priority_values_first=args.schedule_low_priority_values_first)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
                         num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=_prefix_caching(args),
                         eviction=args.eviction, allocation=args.allocation)
@@ -239,8 +280,14 @@ def load_trace_requests(args: argparse.Namespace) -> tuple[Request, ...] | None:
             raise InputError("--time-window, --rate-scale and --sample need --trace FILE")
         return None
     loaded = load_trace(args.trace, args.trace_format, name=args.trace.name)
-    return select(loaded.requests, time_window_s=_time_window(args.time_window), rate_scale=args.rate_scale,
-                  sample=args.sample, seed=args.seed)
+    requests = select(loaded.requests, time_window_s=_time_window(args.time_window), rate_scale=args.rate_scale,
+                      sample=args.sample, seed=DEFAULT_SCENARIO.workload.seed if args.seed is None else args.seed)
+    # Checked once the file and its selection passed their own checks, so those keep their messages.
+    unused = sorted(given_workload_fields(args) - {"seed"})  # the trace's requests are its own; --seed draws --sample
+    if unused:
+        raise InputError(f"{', '.join(map(_flag, unused))} shape a generated workload, but --trace replays "
+                         f"{args.trace.name}'s own requests: drop {'it' if len(unused) == 1 else 'them'}")
+    return requests
 
 
 def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
@@ -299,6 +346,7 @@ def run(args: argparse.Namespace) -> int:
     if scenario.deployment is None:
         out = summary_dict(trace, args)
         out["cost_profile"] = _profile_summary(scenario)
+    out["workload"] = workload_name(args)
     if args.trace_out is not None:
         args.trace_out.write_text(trace.to_json() if scenario.deployment is None else deployment_json(deployment))
     if args.json:

@@ -1,7 +1,7 @@
 """`python -m chunkviz sweep --budgets 64,128,... [--qps-scale 1,2,...] [simulate flags]`: a grid of simulations
 run on every core (`--workers N`) or on a Dask cluster (`--scheduler-address tcp://HOST:PORT`).
 
-Invariant: a row is exactly what `simulate --json` prints for that point (plus `qps_scale`), rows follow the grid
+Invariant: a row is exactly what `simulate --json` prints for that point (plus `qps_scale`; `workload` as there), rows follow the grid
 (scales outer, budgets inner) whatever ran them, and the same grid gives the same rows on any executor.
 """
 
@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
                        on_progress=None if args.json else _progress)
     for (scale, _), row in zip(points, rows):
         row["qps_scale"] = scale
+        row["workload"] = simulate_cli.workload_name(args)  # as simulate --json names it
     if args.json:
         sys.stdout.write(json.dumps({"rows": rows}, sort_keys=True) + "\n")
         return 0

@@ -63,7 +63,11 @@ class SchedulerConfig:
     scheduling_policy: str = field(default="fcfs", metadata={
         "help": "vLLM --scheduling-policy: fcfs (arrival order) or priority (waiting requests by (priority, "
                 "arrival), lower value first; the victim of a preemption is the running request with the largest "
-                "(priority, arrival)); SGLang: --enable-priority-scheduling --schedule-low-priority-values-first"})
+                "(priority, arrival)); SGLang: --enable-priority-scheduling, higher value first unless "
+                "schedule_low_priority_values_first"})
+    schedule_low_priority_values_first: bool = field(default=False, metadata={
+        "help": "SGLang --schedule-low-priority-values-first: under priority scheduling serve lower values first "
+                "(SGLang's default serves higher values first; vLLM always serves lower first)"})
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, str) or not self.policy:

@@ -25,24 +25,35 @@ from chunkviz.workloads.generators import WorkloadSpec
 from chunkviz.workloads.presets import make_workload
 
 DEPLOYMENT_KINDS = ("colocated", "disagg")
-# The slide's link: two GPUs without NVLink talk over PCIe Gen5 (kv_link.py KV_LINKS["pcie"], 64 GB/s); the KV
-# streams layer by layer during the prefill (kv_link.py transfer_times, the engines' default: LMCache, Mooncake).
+# The slide's link: two GPUs without NVLink talk over PCIe through the connector (kv_link.py KV_LINKS["pcie"]: NIXL
+# measured at 2.7 GB/s, 58 ms setup per transfer); the KV moves as the engine's connector ships it (vLLM's NIXL
+# connector: pulled after the prefill; kv_link.py, registry PolicyEntry.kv_transfer_default).
 SLIDE_LINK = "pcie"
-SLIDE_TRANSFER = "layerwise"
-# The sweep: the links the issue names (a slow NIC, PCIe, and a 5 GB/s link), documents short to the model's
-# context (Llama-3-8B, 8,192 tokens), and the SLO of scripts/disagg_figures.py (TTFT p90 500 ms, TBT p99 50 ms).
-SWEEP_LINKS = ("pcie", "rdma-100", "5")
+SLIDE_TRANSFER: str | None = None  # the engine's default
+# The sweep's 1P+1D columns, "link" (the engine's transfer mode) or "link+mode": connectors as measured (PCIe, 400 Gb/s
+# RDMA, NVLink at the measured connectors' 10 GB/s), then the assumptions that favour splitting (NVLink layer by
+# layer; NVLink at the wire's peak, layer by layer, no setup: the earlier model's best case). Documents short to the
+# model's context (Llama-3-8B, 8,192 tokens); the SLO of scripts/disagg_figures.py (TTFT p90 500 ms, TBT p99 50 ms).
+SWEEP_LINKS = ("pcie", "rdma-400", "nvlink", "nvlink+layerwise", "nvlink-peak+layerwise")
 SWEEP_DOC_TOKENS = (2000, 4000, 7000)
 SWEEP_NUM_REQUESTS = 96  # twelve documents among 84 chats: enough for a TTFT p90, small enough for seconds
 SWEEP_SLO = RateSlo(ttft_p90_s=0.5, tbt_p99_s=0.05)
 SWEEP_TOLERANCE = 0.05  # the rate search's bisection tolerance (analysis/deployment.py max_goodput_per_gpu)
 
 
+def link_and_mode(deployment: str) -> tuple[str, str | None]:
+    """"nvlink+layerwise" -> ("nvlink", "layerwise"); "pcie" -> ("pcie", None: the engine's transfer mode)."""
+    link, _, mode = deployment.partition("+")
+    return link, mode or None
+
+
 def spec_for(kind: str, link: str = SLIDE_LINK) -> DeploymentSpec:
-    """Two GPUs either way: two colocated instances, or one prefill and one decode instance joined by `link`."""
+    """Two GPUs either way: two colocated instances, or one prefill and one decode instance joined by `link` (a
+    SWEEP_LINKS entry: a link, with "+mode" to override the engine's transfer mode)."""
     if kind == "colocated":
         return DeploymentSpec(kind="colocated", num_instances=2)
-    return DeploymentSpec(kind="disagg", kv_link=parse_kv_link(link), transfer_mode=SLIDE_TRANSFER)
+    name, mode = link_and_mode(link)
+    return DeploymentSpec(kind="disagg", kv_link=parse_kv_link(name), transfer_mode=mode or SLIDE_TRANSFER)
 
 
 def split_scenario(kind: str, link: str = SLIDE_LINK) -> Scenario:
@@ -91,6 +102,15 @@ def sweep_cell(doc_tokens: int, deployment: str) -> SweepCell:
 def sweep() -> tuple[SweepCell, ...]:
     """Every (document length, deployment) cell: colocated first, then 1P+1D over each link."""
     return tuple(sweep_cell(doc, dep) for doc in SWEEP_DOC_TOKENS for dep in ("colocated",) + SWEEP_LINKS)
+
+
+def reaching_colocated(cells: tuple[SweepCell, ...]) -> dict[str, tuple[int, ...]]:
+    """Per 1P+1D column (SWEEP_LINKS order), the document lengths at which it serves at least colocated's goodput
+    per GPU within the search's tolerance (SWEEP_TOLERANCE): which link assumptions make the split win."""
+    colocated = {c.doc_tokens: c.goodput_per_gpu for c in cells if c.deployment == "colocated"}
+    return {dep: tuple(c.doc_tokens for c in cells if c.deployment == dep
+                       and c.goodput_per_gpu * (1 + SWEEP_TOLERANCE) >= colocated[c.doc_tokens] > 0)
+            for dep in SWEEP_LINKS}
 
 
 # The load axis: requests/s offered to the two GPUs together, from well below every cell's goodput to above the

@@ -7,13 +7,15 @@ computes only decode tokens (unless it preempts a request: then, like vLLM's dec
 
 Disaggregation, as DistServe (OSDI'24 §4), Splitwise (ISCA'24 §4) and the engines run it (vLLM's disaggregated
 prefill with a KV connector, SGLang --disaggregation-mode prefill|decode, TensorRT-LLM's context/generation
-servers, Mooncake): the router sends a request to a prefill instance, which computes the prompt and samples the
-FIRST token (vLLM's proxy sends the prefill request with max_tokens=1; SGLang and TensorRT-LLM return the first
-token from the context server); the KV cache then crosses the link (kv_link.py) to a decode instance, which
-admits the request once the cache has arrived and its blocks fit, and generates the rest. The user gets the
-first token with the KV at the decode instance (the engines stream through the decode side), so TTFT = queueing +
-prefill + the transfer's exposed time; DistServe's own TTFT stops at the prefill (its prefill instance could
-stream token 1 directly), so ours is the more conservative figure. The simulation follows the data flow: all
+servers, Mooncake): the router sends a request to a prefill instance, which computes the prompt and samples a
+first token (vLLM's proxy sends the prefill request with max_tokens=1); the KV cache then crosses the link
+(kv_link.py: the connector's effective bandwidth and per-transfer setup, in the engine's own transfer mode unless
+the spec names one) to a decode instance, which admits the request once the cache has arrived and its blocks fit,
+and generates the rest. The user's first token comes through the decode side: under vLLM after the decode side's
+first step (which recomputes the prompt's last token and samples token 1; PolicyEntry.pd_first_token_from_decode),
+under SGLang and TensorRT-LLM with the KV (the prefill's token). So TTFT = queueing + prefill + the transfer's
+exposed time (+ vLLM's first decode-side step); DistServe's own TTFT stops at the prefill (its prefill instance
+could stream token 1 directly), so ours is the more conservative figure. The simulation follows the data flow: all
 prefill instances first (each request with one output token), then the transfers, then the decode instances with
 each request arriving at its KV-ready time with `Request.kv_transferred`.
 """
@@ -30,6 +32,7 @@ from chunkviz.request import Request
 from chunkviz.simulator.deployment_merge import InstanceRun, KvTransfer, merge_traces
 from chunkviz.simulator.engine import simulate
 from chunkviz.simulator.kv_link import KV_LINKS, TRANSFER_MODES, KvLink, transfer_times
+from chunkviz.simulator.policies.registry import policy_entry
 from chunkviz.simulator.routing import ROUTING_RULES, route_in_flight, route_prefill
 from chunkviz.simulator.trace import Trace
 
@@ -46,7 +49,7 @@ class DeploymentSpec:
     num_prefill_instances: int = 1  # disagg
     num_decode_instances: int = 1  # disagg
     kv_link: KvLink = field(default=KV_LINKS["nvlink"])
-    transfer_mode: str = "layerwise"
+    transfer_mode: str | None = None  # None: the engine's connector default (PolicyEntry.kv_transfer_default)
     routing: str = "round-robin"
 
     def __post_init__(self) -> None:
@@ -56,7 +59,7 @@ class DeploymentSpec:
                             ("--decode-instances", self.num_decode_instances)):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INSTANCES:
                 raise InputError(f"{flag} must be a whole number in [1, {MAX_INSTANCES}], got {value!r}")
-        if self.transfer_mode not in TRANSFER_MODES:
+        if self.transfer_mode is not None and self.transfer_mode not in TRANSFER_MODES:
             raise InputError(f"--kv-transfer must be one of {', '.join(TRANSFER_MODES)}, got {self.transfer_mode!r}")
         if self.routing not in ROUTING_RULES:
             raise InputError(f"--routing must be one of {', '.join(ROUTING_RULES)}, got {self.routing!r}")
@@ -68,7 +71,8 @@ class DeploymentSpec:
     def label(self) -> str:
         if self.kind == "colocated":
             return f"{self.num_instances} colocated"
-        return f"{self.num_prefill_instances}P+{self.num_decode_instances}D {self.kv_link.name} {self.transfer_mode}"
+        mode = self.transfer_mode or "engine-default"
+        return f"{self.num_prefill_instances}P+{self.num_decode_instances}D {self.kv_link.name} {mode}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,8 @@ def run_deployment(config: SimConfig, requests: Sequence[Request], spec: Deploym
         return DeploymentRun(spec, num_gpus, instances, (), merge_traces(config, instances, (), ordered))
     if config.scheduler.parallel_sampling == "v0-fork-cow" or any(r.n_samples > 1 for r in ordered):
         raise InputError("--deployment disagg does not model parallel sampling (n > 1); use --n-samples 1 and a workload without parallel sampling")
+    if spec.transfer_mode is None:  # the engine's connector as shipped (registry PolicyEntry.kv_transfer_default)
+        spec = replace(spec, transfer_mode=policy_entry(config.scheduler.policy).kv_transfer_default)
     prefill_requests = [replace(r, output_tokens=1) for r in ordered]
     chosen = route_prefill(ordered, spec.num_prefill_instances, spec.routing, make_step_coster(config))
     prefills = _run_instances(config, "prefill", prefill_requests, chosen, spec.num_prefill_instances)
@@ -123,12 +129,14 @@ def _transfers(config: SimConfig, spec: DeploymentSpec, ordered: Sequence[Reques
     done.sort(key=lambda res: (res.first_token_s, res.request_id))
     link_free_s = [0.0] * spec.num_prefill_instances
     model = config.model
+    chunk_tokens = prefills[0].trace.budget_tokens  # per-chunk: a prompt leaves in budget-sized prefill chunks
     pending = []
     for res in done:
         p = instance_of[res.request_id]
         num_bytes = model.kv_bytes_per_token * res.prompt_tokens
         times = transfer_times(spec.kv_link, num_bytes, model.num_layers, config.tensor_parallel,
-                               spec.transfer_mode, res.first_scheduled_s, res.first_token_s, link_free_s[p])
+                               spec.transfer_mode, res.first_scheduled_s, res.first_token_s, link_free_s[p],
+                               -(-res.prompt_tokens // chunk_tokens))
         link_free_s[p] = times.wire_end_s
         pending.append((res, p, num_bytes, times))
     pending.sort(key=lambda item: (item[3].ready_s, item[0].request_id))

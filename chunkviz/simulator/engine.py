@@ -101,8 +101,11 @@ def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
     entry = policy_entry(config.scheduler.policy)
     by_priority = config.scheduler.scheduling_policy == "priority"
     victim = entry.priority_victim if by_priority and entry.priority_victim is not None else entry.victim
+    # SGLang serves higher values first unless --schedule-low-priority-values-first (PolicyEntry.priority_higher_first)
+    higher_first = entry.priority_higher_first and not config.scheduler.schedule_low_priority_values_first
     return SchedContext(running=[], waiting=deque(), kv=kv, scheduler=config.scheduler, knobs=knobs, emit=emit,
-                        victim=victim, by_priority=by_priority, lean_kv=fast_kv.is_lean(kv),
+                        victim=victim, by_priority=by_priority, priority_sign=-1 if higher_first else 1,
+                        lean_kv=fast_kv.is_lean(kv),
                         forks_possible=config.scheduler.parallel_sampling == "v0-fork-cow"
                         and any(r.n_samples > 1 for r in pending))
 
@@ -233,10 +236,14 @@ def _arrive(config: SimConfig, run: RunState, request: Request, emit, now_s: flo
         reject(run, request, reason, now_s)
         return
     run.seqs[request.request_id] = seqs = _sequences(config, request)
-    if request.kv_transferred:  # its first token came with the KV (simulator/deployment.py)
+    if request.kv_transferred and not _first_token_from_decode(config):  # it came with the KV (deployment.py)
         run.first_token_s[request.request_id] = request.arrival_s
     for seq in seqs:
         add_waiting(run.ctx, seq)
+
+
+def _first_token_from_decode(config: SimConfig) -> bool:
+    return policy_entry(config.scheduler.policy).pd_first_token_from_decode
 
 
 def _sequences(config: SimConfig, request: Request) -> list[SeqState]:
@@ -245,6 +252,11 @@ def _sequences(config: SimConfig, request: Request) -> list[SeqState]:
     sequence that forks n - 1 samples after the prompt and shares every block with copy-on-write."""
     detail = config.record_detail
     n = request.n_samples
+    if request.kv_transferred and _first_token_from_decode(config):
+        # vLLM: the prompt's KV is here but the decode side's first step recomputes its last token and samples the
+        # client's token 1 (PolicyEntry.pd_first_token_from_decode); every output token is the decode side's.
+        return [SeqState(request=request, kv_transferred_tokens=request.prompt_tokens - 1,
+                         token_times_s=[] if detail else None)]
     if request.kv_transferred:  # prompt in the cache and first token sampled elsewhere: it waits to decode
         return [SeqState(request=request, num_output_tokens=1, kv_transferred_tokens=request.prompt_tokens,
                          last_token_s=request.arrival_s, token_times_s=[request.arrival_s] if detail else None)]

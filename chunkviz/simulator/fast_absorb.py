@@ -152,8 +152,8 @@ def admissions(ff: FastForward, st: Stretch, waiting: list[SeqState],
     for seq in waiting:
         prompt = seq.num_tokens
         if (seq.num_output_tokens or seq.first_scheduled_s is not None or seq.num_preemptions
-                or seats + seq.seats_needed > ff.max_num_seqs):
-            return None  # a re-admission, or no seat (it would wait)
+                or seq.kv_transferred_tokens or seats + seq.seats_needed > ff.max_num_seqs):
+            return None  # a re-admission, a decode side's transferred prompt (its KV came over a link), or no seat
         slack -= -(-(prompt + seq.request.output_tokens - 1) // bs)
         if slack < 0:
             return None  # it would fit now but could run short later
@@ -309,5 +309,6 @@ def _dequeue(run: RunState, seq: SeqState, start_s: float) -> None:
     ctx.waiting.popleft()
     ctx.admit_counter[0] += 1
     seq.admit_seq_no = ctx.admit_counter[0]
-    seq.prefix_query_tokens += seq.num_tokens
+    if ctx.kv.enable_prefix_caching:  # statistics only with caching on (sched_common.admit_one)
+        seq.prefix_query_tokens += seq.num_tokens
     seq.first_scheduled_s = start_s

@@ -66,6 +66,7 @@ class SchedContext:
     lean_kv: bool = False  # the kv manager is a LeanPrefixCache: SeqState.kv_cover_limit_tokens is kept
     by_priority: bool = False  # SchedulerConfig.scheduling_policy == "priority": waiting sorted by wait_key
     enqueue_counter: list[int] = field(default_factory=lambda: [0])  # a box: the order requests entered the queue
+    priority_sign: int = 1  # -1: higher priority values first (SGLang's default, PolicyEntry.priority_higher_first)
 
     @property
     def max_num_batched_tokens(self) -> int:
@@ -111,12 +112,12 @@ def add_waiting(ctx: SchedContext, seq: SeqState) -> None:
     (priority, order of entry), which for arrivals is vLLM's heap order ("ordered by (priority, arrival_time)",
     vllm/v1/core/sched/request_queue.py PriorityRequestQueue, commit 0097c7ed; equal arrival times keep the
     engine's arrival order here) and SGLang's sort (schedule_policy.py SchedulePolicy._sort_by_priority_and_fcfs:
-    (priority, wait_queue_entry_time))."""
+    (priority * priority_sign, wait_queue_entry_time), higher values first by default)."""
     ctx.enqueue_counter[0] += 1
     if not ctx.by_priority:
         ctx.waiting.append(seq)
         return
-    seq.wait_key = (seq.request.priority, ctx.enqueue_counter[0])
+    seq.wait_key = (ctx.priority_sign * seq.request.priority, ctx.enqueue_counter[0])
     _insort_waiting(ctx, seq)
 
 
@@ -248,12 +249,16 @@ def admit_one(ctx: SchedContext, plan: Plan, seq: SeqState, num_new_tokens: int,
     ctx.running.append(seq)
     ctx.admit_counter[0] += 1
     seq.admit_seq_no = ctx.admit_counter[0]
-    if seq.num_preemptions:  # vLLM counts preempted re-admissions apart (PrefixCacheStats.preempted_*)
-        seq.prefix_hit_tokens_readmitted += hit_tokens
-        seq.prefix_query_tokens_readmitted += seq.num_tokens
-    else:
-        seq.prefix_hit_tokens += hit_tokens
-        seq.prefix_query_tokens += seq.num_tokens
+    # vLLM records prefix-cache statistics only when caching is on: KVCacheManager.get_computed_blocks returns before
+    # touching prefix_cache_stats when `not self.enable_caching` (vllm/v1/core/kv_cache_manager.py), so a run with
+    # caching off reports no lookups at all, not lookups that all missed.
+    if ctx.kv.enable_prefix_caching:
+        if seq.num_preemptions:  # vLLM counts preempted re-admissions apart (PrefixCacheStats.preempted_*)
+            seq.prefix_hit_tokens_readmitted += hit_tokens
+            seq.prefix_query_tokens_readmitted += seq.num_tokens
+        else:
+            seq.prefix_hit_tokens += hit_tokens
+            seq.prefix_query_tokens += seq.num_tokens
     ctx.emit(Admitted(seq.request.request_id, seq.sample_index, hit_tokens))
     plan.items.append((seq, num_new_tokens))
     return True

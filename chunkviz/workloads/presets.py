@@ -115,6 +115,35 @@ PRESETS: dict[str, Callable[[WorkloadSpec], tuple[Request, ...]]] = {
 }
 
 
+# The WorkloadSpec fields each preset reads (the rest it sets itself or ignores), so a front end can refuse a setting
+# the chosen preset would silently drop. Every preset reads num_requests, qps and seed. burstiness_cv counts only under
+# gamma arrivals (workloads/generators.arrival_times_s draws Poisson gaps without it).
+_EVERY_PRESET = frozenset({"num_requests", "qps", "seed"})
+_GENERATOR = _EVERY_PRESET | {"arrival", "burstiness_cv", "prompt_tokens", "output_tokens", "length_dist",
+                              "batch_fraction", "shared_prefix_tokens", "n_samples"}
+PRESET_FIELDS: dict[str, frozenset[str]] = {
+    "synthetic": _GENERATOR,
+    "long-among-chats": _EVERY_PRESET | {"prompt_tokens", "output_tokens"},  # Poisson, its own lengths and classes
+    "seed-article": _EVERY_PRESET,  # the article's own gaps and lengths
+    "azure-conv-like": _EVERY_PRESET | {"batch_fraction", "shared_prefix_tokens", "n_samples"},
+    "azure-code-like": _EVERY_PRESET | {"batch_fraction", "shared_prefix_tokens", "n_samples"},
+    "shared-system-prompt": _GENERATOR,
+    "multi-turn": _EVERY_PRESET | {"arrival", "burstiness_cv", "prompt_tokens", "output_tokens"},
+    "parallel-sampling": _GENERATOR,
+}
+SPEC_FIELDS = tuple(sorted(_GENERATOR))  # the fields a front end may set (its flags: --num-requests, ...)
+
+
+def unused_fields(preset: str, spec: WorkloadSpec, given: set[str] | frozenset[str]) -> list[str]:
+    """The fields in `given` that `preset` does not read with `spec` (sorted); [] when every one is read."""
+    if preset not in PRESETS:
+        raise InputError(f"unknown workload preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    used = set(PRESET_FIELDS[preset])
+    if spec.arrival != "gamma":
+        used.discard("burstiness_cv")
+    return sorted(set(given) - used)
+
+
 def make_workload(preset: str, spec: WorkloadSpec) -> tuple[Request, ...]:
     if preset not in PRESETS:
         raise InputError(f"unknown workload preset {preset!r}; choose one of {', '.join(PRESETS)}")

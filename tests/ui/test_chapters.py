@@ -241,6 +241,11 @@ def test_chapter_7_draws_each_gpu_its_row_the_kv_transfer_and_holds_before_the_d
     table = at.dataframe[0].value
     assert list(table[tr("chx.split.sweep.colocated", "en")]) == [c.goodput_per_gpu for c in split.sweep()
                                                                    if c.deployment == "colocated"]
+    # Which link assumptions make the split win (issue 36), named from the runs, never typed in.
+    reach = split.reaching_colocated(split.sweep())
+    verdict = next(m.value for m in at.markdown if "1P+1D reaches colocated" in m.value)
+    for dep, docs in reach.items():
+        assert (page.short_link(dep) + " (" in verdict) == bool(docs)
     # The load axis (issue 24): a winner per (length, load), read from the runs, and the curves' chart.
     loads = at.dataframe[1].value
     cells = split.load_sweep()

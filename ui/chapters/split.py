@@ -39,13 +39,33 @@ def _sweep() -> tuple[split.SweepCell, ...]:
 
 
 # The link presets (chunkviz/simulator/kv_link.py) by the names their makers print on them.
-LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "rdma-100": "RDMA 100 Gb/s", "rdma-400": "RDMA 400 Gb/s"}
+LINK_NAMES = {"nvlink": "NVLink", "pcie": "PCIe", "rdma-100": "RDMA 100 Gb/s", "rdma-400": "RDMA 400 Gb/s",
+              **{f"{k}-peak": f"{v} peak" for k, v in (("nvlink", "NVLink"), ("pcie", "PCIe"),
+                                                       ("rdma-100", "RDMA 100 Gb/s"), ("rdma-400", "RDMA 400 Gb/s"))}}
 
 
 def link_label(link: str) -> str:
-    """`PCIe (64 GB/s)`, `5 GB/s`: the link's name and the rate the run used (kv_link.py)."""
-    gb = parse_kv_link(link).bytes_per_s / 1e9
-    return f"{gb:g} GB/s" if link[0].isdigit() else f"{LINK_NAMES.get(link, link)} ({gb:g} GB/s)"
+    """`PCIe (2.7 GB/s)`, `NVLink (10 GB/s) layer by layer`, `5 GB/s`: the link's name, the effective rate the run
+    used (kv_link.py) and, when a sweep column overrides the engine's transfer mode, that mode."""
+    name, mode = split.link_and_mode(link)
+    gb = parse_kv_link(name).bytes_per_s / 1e9
+    label = f"{gb:g} GB/s" if name[0].isdigit() else f"{LINK_NAMES.get(name, name)} ({gb:g} GB/s)"
+    return label if mode is None else f"{label} {t(f'chx.split.mode.{mode}')}"
+
+
+def short_link(link: str) -> str:
+    """The winner column's name of a sweep column: the maker's name, and the mode when the column sets one."""
+    name, mode = split.link_and_mode(link)
+    label = LINK_NAMES.get(name, link_label(name))
+    return label if mode is None else f"{label} {t(f'chx.split.mode.{mode}')}"
+
+
+def link_caption() -> str:
+    """The slide's link as the run used it: rate, per-transfer setup and how the engine's connector sends."""
+    run = split.split_run("disagg")
+    mode = run.spec.transfer_mode
+    return t("chx.split.link", link=link_label(split.SLIDE_LINK), setup_ms=run.spec.kv_link.setup_s * 1e3,
+             how=t(f"chx.split.how.{mode}"))
 
 
 def engines(runs: dict[str, DeploymentRun]) -> list[tuple[str, Trace]]:
@@ -127,7 +147,7 @@ def slide(ch: Chapter) -> None:
     with st.container(key="stage"):
         mounted = render_comparison(engines(runs), key=f"c{ch.number}_lanes", present=is_present(),
                                     extras=extras(ch, runs, answered(ch)), start_ms=hold_ms(ch, runs))
-        st.caption(t("chx.split.link", link=link_label(split.SLIDE_LINK)))  # split.SLIDE_TRANSFER: layerwise
+        st.caption(link_caption())
     results = [engine_line(t(f"chx.split.run.{kind}"), metrics_line(run.trace)) for kind, run in runs.items()]
     predict_then_reveal(ch, results)
     if not is_present():
@@ -149,12 +169,21 @@ def sweep_lesson() -> None:
     for dep, name in names.items():
         table[name] = [c.goodput_per_gpu for c in cells if c.deployment == dep]
     # The winner column names a link by its maker's name alone (the columns carry the rates), so a tie fits 1280 px.
-    short = {"colocated": names["colocated"],
-             **{link: LINK_NAMES.get(link, link_label(link)) for link in split.SWEEP_LINKS}}
+    short = {"colocated": names["colocated"], **{link: short_link(link) for link in split.SWEEP_LINKS}}
     table[t("chx.split.sweep.winner")] = [_winner([c for c in cells if c.doc_tokens == doc], short)
                                           for doc in split.SWEEP_DOC_TOKENS]
     st.dataframe(table, hide_index=True,
                  column_config={n: st.column_config.NumberColumn(format="%.1f") for n in names.values()})
+    st.markdown(_verdict(cells, short))
+
+
+def _verdict(cells: tuple[split.SweepCell, ...], names: dict[str, str]) -> str:
+    """Which link assumptions let 1P+1D reach colocated's goodput at some length (split.reaching_colocated)."""
+    reach = split.reaching_colocated(cells)
+    none = t("chx.split.sweep.none")
+    wins = "; ".join(f"{names[dep]} ({', '.join(f'{d:,}' for d in docs)})" for dep, docs in reach.items() if docs)
+    loses = ", ".join(names[dep] for dep, docs in reach.items() if not docs)
+    return t("chx.split.sweep.verdict", wins=wins or none, loses=loses or none)
 
 
 def _winner(row: list[split.SweepCell], names: dict[str, str]) -> str:

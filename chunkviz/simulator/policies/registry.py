@@ -87,6 +87,11 @@ class PolicyEntry:
     takes_priority: bool = False
     # Whom it preempts under that policy; None keeps `victim` (SGLang's retract_decode does not sort by priority).
     priority_victim: VictimRule | None = None
+    # Under that policy the engine serves HIGHER priority values first unless told otherwise: SGLang's
+    # SchedulePolicy._sort_by_priority_and_fcfs sorts by (priority * priority_sign, wait_queue_entry_time) with
+    # priority_sign = 1 if --schedule-low-priority-values-first else -1 (python/sglang/srt/managers/
+    # schedule_policy.py; the flag defaults to False in server_args.py). vLLM has no such flag: lower first.
+    priority_higher_first: bool = False
     # Tokens per KV block when the user gives none (CacheConfig.block_size None): vLLM CacheConfig.block_size 16;
     # TensorRT-LLM KvCacheConfig.tokens_per_block 32 (tensorrt_llm/llmapi/llm_args.py, commit fcd3f316).
     default_block_size_tokens: int = 16
@@ -103,6 +108,17 @@ class PolicyEntry:
     # work overlaps this step's GPU work by default, and which steps it replays as CUDA graphs (None: all eager).
     overlap_scheduling: bool = False
     cuda_graphs: pr.GraphRule | None = None
+    # Disaggregated serving as the engine ships it (simulator/kv_link.py): how its connector sends a prompt's KV by
+    # default -- vLLM's NixlConnector pulls after the prefill (nixl_connector.py request_finished -> the decode
+    # worker's reads), SGLang sends per prefill chunk (disaggregation/prefill.py send_kv_chunk), TensorRT-LLM's cache
+    # transceiver after the context phase; the papers' engines (V0, Sarathi, Orca, static) are taken as vLLM's.
+    kv_transfer_default: str = "after-prefill"
+    # The client's first token comes from the decode side after its first step (vLLM: the proxy sends the prefill
+    # with max_tokens=1 and streams the decode instance's output, whose first step recomputes the prompt's last
+    # token and samples token 1 -- examples/online_serving/disaggregated_serving proxies); False: the decode side
+    # returns the prefill's token once the KV is there (SGLang's decode server takes it from the transferred
+    # metadata without a forward pass; TensorRT-LLM's context server returns it).
+    pd_first_token_from_decode: bool = False
 
     def absorbs(self, scheduler: SchedulerConfig) -> bool:
         absorbs = self.fast_path_absorbs_arrivals
@@ -139,7 +155,7 @@ _ENTRIES = (
                 label_zh="vLLM V1（关闭分块预填充）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule (enable_chunked_prefill=False)",
                 refusals=r.VLLM_NO_CHUNK, fast_path=True, fast_path_absorbs_arrivals=True,
-                vllm_enable_chunked_prefill=False, takes_priority=True,
+                vllm_enable_chunked_prefill=False, takes_priority=True, pd_first_token_from_decode=True,
                 priority_victim=lowest_priority_victim, prefix_caching_default=True,
                 overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
@@ -147,7 +163,7 @@ _ENTRIES = (
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim,
-                prefix_caching_default=True,
+                prefix_caching_default=True, pd_first_token_from_decode=True,
                 overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
                 defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
@@ -157,7 +173,8 @@ _ENTRIES = (
     PolicyEntry("sglang", schedule_sglang, chunks_prompts=True, reserves_prompt=True, victim=fewest_outputs_victim,
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
-                takes_priority=True, prefix_caching_default=True,
+                takes_priority=True, priority_higher_first=True, prefix_caching_default=True,
+                kv_transfer_default="per-chunk",
                 overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
                 fast_path=True, fast_path_replay=replay_decode_steps,
                 fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),

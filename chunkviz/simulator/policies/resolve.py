@@ -43,6 +43,9 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
         takers = ", ".join(e.name for e in REGISTRY.values() if e.takes_priority)
         raise InputError(f"--scheduling-policy priority is modelled only for the policies {takers} (vLLM V1's "
                          f"--scheduling-policy, SGLang's --enable-priority-scheduling); policy {s.policy} runs fcfs")
+    if s.schedule_low_priority_values_first and not (s.scheduling_policy == "priority" and entry.priority_higher_first):
+        raise InputError("--schedule-low-priority-values-first is SGLang's (--policy sglang with --scheduling-policy "
+                         f"priority); policy {s.policy} with --scheduling-policy {s.scheduling_policy} would ignore it")
     for refusal in entry.refusals:  # the engine's start-up checks, as its entry lists them (refusals.py)
         reason = refusal(config, tokens, seqs)
         if reason is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from chunkviz.analysis.scenario import DEFAULT_SCENARIO, Scenario, run_scenario
 from chunkviz.cli.main import Parser, run_command
-from chunkviz.cli.simulate import add_scenario_flags, scenario_from_args
+from chunkviz.cli.simulate import add_scenario_flags, given_workload_fields, scenario_from_args
 from chunkviz.errors import InputError
 from chunkviz.lessons.kv_view import KV_SCENARIOS, MAX_BLOCKS, MAX_REQUESTS, MIN_BLOCKS, MIN_REQUESTS, kv_scenario
 from chunkviz.lessons.paging import ALGORITHMS, LFU_TIE_BREAKS, PRESETS, check_frames, parse_refs
@@ -38,6 +38,8 @@ VIEW_DEFAULTS = {"timeline": {"workload": DEFAULT_SCENARIO.workload_preset,
                               "num_gpu_blocks": None, "enable_prefix_caching": None},  # None: the engine's
                  "kv": {"workload": "shared-system-prompt", "num_requests": 16, "num_gpu_blocks": 128,
                         "block_size": 16, "enable_prefix_caching": True}}  # the /kv page's vLLM-sized blocks
+# What kv_view.kv_scenario reads of the generator's flags (teaching_requests: count, rate and seed).
+KV_VIEW_FIELDS = frozenset({"num_requests", "qps", "seed"})
 # The attention page's ranges (pages/attention_page.py, ui/attention/parts.py HEAD_DIMS).
 ATTENTION_TOKENS = (8, 512)
 HEAD_DIMS = (8, 16, 32, 64, 128)
@@ -45,12 +47,10 @@ HEAD_DIMS = (8, 16, 32, 64, 128)
 
 def _app_defaults() -> dict[str, Any]:
     """With no flags the file is what `/` opens on: the app's default scenario (chunkviz/analysis/scenario.py
-    DEFAULT_SCENARIO, the sidebar's defaults), with the detail the views draw."""
-    w, s = DEFAULT_SCENARIO.workload, DEFAULT_SCENARIO.scheduler
-    return {"workload": None, "num_requests": None, "num_gpu_blocks": None, "enable_prefix_caching": None, "qps": w.qps,
-            "arrival": w.arrival, "burstiness_cv": w.burstiness_cv, "prompt_tokens": w.prompt_tokens,
-            "output_tokens": w.output_tokens, "length_dist": w.length_dist, "batch_fraction": w.batch_fraction,
-            "seed": w.seed, "shared_prefix_tokens": w.shared_prefix_tokens, "n_samples": w.n_samples,
+    DEFAULT_SCENARIO, the sidebar's defaults), with the detail the views draw. The generator flags stay None (not
+    given): cli/simulate.workload_from_args fills them from the same scenario and refuses one the preset ignores."""
+    s = DEFAULT_SCENARIO.scheduler
+    return {"workload": None, "num_requests": None, "num_gpu_blocks": None, "enable_prefix_caching": None,
             "max_num_batched_tokens": s.max_num_batched_tokens, "record_detail": True}
 
 
@@ -139,6 +139,8 @@ def kv_inputs(args: argparse.Namespace) -> dict[str, Any]:
     """The /kv page's teaching scenario (chunkviz/lessons/kv_view.py kv_scenario) from the flags, and its run."""
     if args.workload not in KV_SCENARIOS:
         raise InputError(f"--workload must be one of {', '.join(KV_SCENARIOS)} for --view kv, got {args.workload!r}")
+    _refuse_generator_flags(args, KV_VIEW_FIELDS, "--view kv draws the /kv page's teaching requests, which read "
+                                                  "only --num-requests, --qps and --seed")
     _in_range("--num-requests", args.num_requests, MIN_REQUESTS, MAX_REQUESTS, "the /kv page's range")
     _in_range("--num-gpu-blocks", args.num_gpu_blocks, MIN_BLOCKS, MAX_BLOCKS, "the /kv page's range")
     base = scenario_from_args(args)
@@ -161,8 +163,18 @@ def attention_inputs(args: argparse.Namespace) -> dict[str, Any]:
     return {"num_tokens": n, "chunk_tokens": chunk, "head_dim": args.head_dim}
 
 
+def _refuse_generator_flags(args: argparse.Namespace, read: frozenset[str], why: str) -> None:
+    """A workload flag the view does not read is refused (an ignored flag would be silently wrong output)."""
+    unused = sorted(given_workload_fields(args) - read)
+    if unused:
+        flags = ", ".join("--" + f.replace("_", "-") for f in unused)
+        raise InputError(f"{flags}: {why}; drop {'it' if len(unused) == 1 else 'them'}")
+
+
 def view_inputs(args: argparse.Namespace) -> dict[str, Any]:
     """What the view's offline_html takes, computed by the core (every bad value refused before any output)."""
+    if args.view in ("paging", "attention"):
+        _refuse_generator_flags(args, frozenset(), f"--view {args.view} runs no workload")
     for name, value in VIEW_DEFAULTS.get(args.view, VIEW_DEFAULTS["timeline"]).items():
         if getattr(args, name) is None:
             setattr(args, name, value)
