@@ -1,4 +1,4 @@
-"""Prefix caching as each engine ships it (issue 23 item 2), and the CLI's defaults as the README's default scenario
+"""Prefix caching as each engine ships it (issue 23 item 2), and the CLI's defaults as docs/cli.md's default scenario
 (item 7): the registry's trait resolved once, the tri-state flags, and the lessons that stay as they were."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from chunkviz.simulator.engine import simulate
 from chunkviz.simulator.policies.registry import POLICY_NAMES, policy_entry
 from tests.helpers import make_config
 
-# The README's default scenario, spelled out: what `simulate` with no flags must run.
+# docs/cli.md's default scenario, spelled out: what `simulate` with no flags must run.
 README_FLAGS = ["--workload", "long-among-chats", "--num-requests", "64", "--qps", "16", "--prompt-tokens", "300",
                 "--output-tokens", "128", "--model", "llama-3-8b", "--gpu", "h100-sxm"]
 

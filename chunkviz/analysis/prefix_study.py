@@ -17,7 +17,7 @@ from chunkviz.request import Request, Segment
 from chunkviz.workloads.checks import DEFAULT_LOAD_OPTIONS
 
 BlockLists = Sequence[Sequence[Hashable]]
-# The README's "Input limits" promise: at most 1,000,000 prefix block ids in one study, the same cap as a trace's
+# docs/input-limits.md's promise: at most 1,000,000 prefix block ids in one study, the same cap as a trace's
 # declared ids (workloads/checks.py LoadOptions.max_prefix_blocks: ~250 bytes each once cut, so ~250 MB). Counted
 # from the prompt lengths before any id is made: 200 prompts of 1 M tokens in 1-token blocks would be 2e8 ids.
 MAX_STUDY_BLOCK_IDS = DEFAULT_LOAD_OPTIONS.max_prefix_blocks

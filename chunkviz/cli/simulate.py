@@ -119,9 +119,9 @@ def _add_step_pricing_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _add_workload_flags(p: argparse.ArgumentParser) -> None:
-    # The defaults are the README's default scenario, the app's (analysis/scenario.py DEFAULT_SCENARIO): 64
+    # The defaults are docs/cli.md's default scenario, the app's (analysis/scenario.py DEFAULT_SCENARIO): 64
     # long-among-chats requests at 16 QPS, 300-token chats, 128-token outputs, so `simulate --json` reproduces the
-    # README's figures. The budget is left to the engine (the app's 512 is its own choice, see the README).
+    # figures in docs/engines.md. The budget is left to the engine (the app's 512 is its own choice, docs/cli.md).
     # The generator flags default to None ("not given", filled from DEFAULT_SCENARIO by workload_from_args) so that a
     # flag the chosen preset does not read is refused instead of dropped (workloads/presets.PRESET_FIELDS).
     w = DEFAULT_SCENARIO.workload

@@ -40,7 +40,7 @@ class PolicyEntry:
     defaults: Callable[[d.DefaultsQuery], tuple[int, int]]  # (max_num_batched_tokens, max_num_seqs) when None
     label_en: str
     label_zh: str
-    follows: str  # the engine function it follows, for the README and the docs
+    follows: str  # the engine function it follows, for docs/engines.md and the app
     _: KW_ONLY
     # vLLM's long_prefill_token_threshold exists in this engine (TRT-LLM has no such knob: its chunks are whole KV
     # blocks, so a cap below a block would starve a prompt forever).
