@@ -50,10 +50,12 @@ class Session:
     timeout_s: float = 300.0
     widgets: dict[str, object] = field(default_factory=dict)
     ws: object = None
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. a proxy's stickiness cookie
 
     async def open(self) -> None:
         self.ws = await connect(f"{self.url}/_stcore/stream", subprotocols=[Subprotocol("streamlit")],
-                                max_size=None, open_timeout=self.timeout_s, ping_interval=None)
+                                max_size=None, open_timeout=self.timeout_s, ping_interval=None,
+                                additional_headers=self.headers or None)
 
     async def close(self) -> None:
         if self.ws is not None:
