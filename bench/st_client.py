@@ -84,6 +84,12 @@ class Session:
     async def click(self, key: str) -> RunResult:
         return await self.rerun(states=[WidgetState(id=self.widget_id(key), trigger_value=True)])
 
+    async def choose(self, key: str, index: int) -> RunResult:
+        """Pick option `index` of a radio: Streamlit 1.67 sends its formatted label as string_value (RadioSerde)."""
+        wid = self.widget_id(key)
+        options = list(self.widgets[wid].options)
+        return await self.rerun(states=[WidgetState(id=wid, string_value=options[index % len(options)])])
+
     async def set_int(self, key: str, value: int) -> RunResult:
         wid = self.widget_id(key)
         # number_input sends int_value when declared with ints (NumberInput.DataType.INT = 1), else double_value
