@@ -40,7 +40,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench.st_client import Session  # noqa: E402
-from launch_env import MAX_WORKERS, Refused, check_backend, check_host, check_port, check_redis_url, url_host  # noqa: E402
+from launch_env import (MAX_WORKERS, Refused, check_backend, check_host, check_port,  # noqa: E402
+                        check_redis_url, url_host)
 from proxy_config import render  # noqa: E402
 
 REPLICA_HOST = "127.0.0.1"

@@ -68,7 +68,8 @@ def render(bind: str, backends: list[str], max_upload_mb: int = 10, sticky: bool
                   f"    cookie {COOKIE} insert indirect nocache httponly attr SameSite=Lax"]
     else:  # every request balanced on its own: HAProxy otherwise keeps a client connection's requests together
         lines += ["    balance roundrobin", "    option http-server-close"]
-    lines += ["    option httpchk", f"    http-check send meth GET uri {HEALTH_PATH}", "    http-check expect string ok",
+    lines += ["    option httpchk", f"    http-check send meth GET uri {HEALTH_PATH}",
+              "    http-check expect string ok",
               # A replica deep in a simulation answers its health check late (one GIL, one busy core): generous
               # timeout and three misses before DOWN. A dead one refuses connections at once, and `redispatch`
               # moves its browsers at their next request whatever the check says.

@@ -81,7 +81,8 @@ print_urls() {
     echo "(teacher key generated for this start; set CHUNKVIZ_TEACHER_KEY to keep one across starts)"
   fi
   if [[ "$PROXY" == 1 ]]; then
-    echo "${WORKERS} server process(es) on this machine${BACKENDS:+ and ${BACKENDS}} behind HAProxy; each is warmed up before the proxy opens"
+    echo "${WORKERS} server process(es) on this machine${BACKENDS:+ and ${BACKENDS}} behind HAProxy;" \
+      "each is warmed up before the proxy opens"
   fi
   echo "(Ctrl+C stops it)"
 }

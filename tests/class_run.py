@@ -136,7 +136,8 @@ def _stop(proc: subprocess.Popen, run: ClassRun | None, stop_signal: int) -> Non
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        raise RuntimeError(f"run-app.sh did not stop within {STOP_WITHIN_S:.0f} s of {signal.Signals(stop_signal).name}")
+        name = signal.Signals(stop_signal).name
+        raise RuntimeError(f"run-app.sh did not stop within {STOP_WITHIN_S:.0f} s of {name}")
     if run is not None:
         deadline = time.monotonic() + 5
         while any(alive(p) for p in run.pids) and time.monotonic() < deadline:

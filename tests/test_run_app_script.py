@@ -93,7 +93,8 @@ PORT_REFUSED = "CHUNKVIZ_PORT must be a port number from 1 to 65535, got "
     ({"CHUNKVIZ_WORKERS": "33"}, "CHUNKVIZ_WORKERS must be a whole number of server processes from 1 to 32, got '33'"),
     ({"CHUNKVIZ_WORKERS": "2x"}, "CHUNKVIZ_WORKERS must be a whole number of server processes from 1 to 32, got '2x'"),
     ({"CHUNKVIZ_REDIS_URL": "http://127.0.0.1:6379"}, "CHUNKVIZ_REDIS_URL must be redis://HOST:PORT/DB, "
-                                                      "rediss://HOST:PORT/DB or unix:///PATH, got 'http://127.0.0.1:6379'"),
+                                                      "rediss://HOST:PORT/DB or unix:///PATH, "
+                                                      "got 'http://127.0.0.1:6379'"),
     ({"CHUNKVIZ_REDIS_URL": "redis://127.0.0.1:99999/0"}, "CHUNKVIZ_REDIS_URL must be redis://HOST:PORT/DB, "
                                                           "rediss://HOST:PORT/DB or unix:///PATH, "
                                                           "got 'redis://127.0.0.1:99999/0'"),
