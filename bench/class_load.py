@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import statistics
@@ -287,7 +288,7 @@ def main() -> int:
             rows.append(run_proxied(args.replicas, n, args.pace_s, args.paced))
         else:
             rows.append(run_one(args.root.resolve(), args.python, n))
-        print(f"  N={n} measured in {time.monotonic() - started:.0f} s", flush=True)
+        print(f"  N={n} measured in {time.monotonic() - started:.0f} s: {json.dumps(rows[-1])}", flush=True)
     print_table(rows)
     if args.proxy and args.pace_s > 0:
         print_paced(rows, args.pace_s)

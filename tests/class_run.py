@@ -10,6 +10,7 @@ never skipped.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import re
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "run-app.sh"
 READY_WITHIN_S = 300.0  # two Streamlit imports and two first runs, on two cores shared with other work
 STOP_WITHIN_S = 30.0
+PR_SET_PDEATHSIG = 1
 
 
 def need_tools() -> None:
@@ -80,6 +82,13 @@ class ClassRun:
         return {r["svname"]: r for r in rows if r["pxname"] == "replicas" and r["svname"] not in ("BACKEND",)}
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM it (and so, through class_server.py, the whole class) when the test or
+    benchmark that started it dies without reaching its own cleanup."""
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -95,7 +104,8 @@ def class_run(workers: int = 2, args: tuple[str, ...] = (), env: dict[str, str] 
     need_tools()
     full_env = {**os.environ, "CHUNKVIZ_WORKERS": str(workers), "CHUNKVIZ_PORT": str(free_port()), **(env or {})}
     proc = subprocess.Popen(["bash", str(SCRIPT), *args], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            preexec_fn=_die_with_parent)
     lines: list[str] = []
     run = None
     try:
