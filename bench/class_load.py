@@ -126,9 +126,8 @@ async def measure(url: str, pids: int | list[int], num_sessions: int,
     await teacher.close()
     base_rss = memory_mib(pids, "VmRSS")
     proxy_before = cpu_s(proxy_pid) if proxy_pid else 0.0
-    sessions = [Session(url) for _ in range(num_sessions)]
-    await asyncio.gather(*(s.open() for s in sessions))
-    row: dict[str, object] = {"sessions": num_sessions, "split": _split(sessions)}
+    sessions, open_errors = await _open_all(url, num_sessions)
+    row: dict[str, object] = {"sessions": num_sessions, "split": _split(sessions), "open_errors": open_errors}
     for name, action in (("open", _open), ("answer", _answer), ("timeline", _timeline), ("setting", _setting)):
         results, used_s = await phase(pids, sessions, action)
         if name == "open":  # sessions plus the chapter's shared runs; later phases add each student's own run
@@ -139,6 +138,14 @@ async def measure(url: str, pids: int | list[int], num_sessions: int,
         row["proxy_cpu_s"] = cpu_s(proxy_pid) - proxy_before
     await asyncio.gather(*(s.close() for s in sessions))
     return row
+
+
+async def _open_all(url: str, num_sessions: int) -> tuple[list[Session], list[str]]:
+    """Connect every session at once; those the server or proxy refuses are left out and their reasons returned."""
+    sessions = [Session(url) for _ in range(num_sessions)]
+    outcomes = await asyncio.gather(*(s.open() for s in sessions), return_exceptions=True)
+    errors = [f"connect: {type(o).__name__}: {str(o)[:80]}" for o in outcomes if isinstance(o, BaseException)]
+    return [s for s, o in zip(sessions, outcomes) if not isinstance(o, BaseException)], errors
 
 
 def _split(sessions: list[Session]) -> str:
@@ -160,8 +167,7 @@ async def paced(url: str, pids: list[int], num_sessions: int, pace_s: float, num
     times, cycling PACED_CYCLE; latency per kind, server CPU per action over the phase, late starts."""
     rng = random.Random(seed)
     offsets = [rng.uniform(0, pace_s) for _ in range(num_sessions)]
-    sessions = [Session(url) for _ in range(num_sessions)]
-    await asyncio.gather(*(s.open() for s in sessions))
+    sessions, open_errors = await _open_all(url, num_sessions)
     by_kind: dict[str, list[RunResult]] = {k: [] for k in PACED_CYCLE}
     late = [0]
 
@@ -187,7 +193,7 @@ async def paced(url: str, pids: list[int], num_sessions: int, pace_s: float, num
     total = sum(len(v) for v in by_kind.values())
     row = {k: summary(v, None) for k, v in by_kind.items()}
     return {"kinds": row, "cpu_ms_per_action": 1e3 * used_s / max(1, total), "late": late[0], "wall_s": wall_s,
-            "actions": total, "planned_s": pace_s * num_actions}
+            "actions": total, "planned_s": pace_s * num_actions, "open_errors": open_errors}
 
 
 def run_proxied(replicas: int, num_sessions: int, pace_s: float, num_paced: int) -> dict[str, object]:
@@ -227,8 +233,9 @@ def print_paced(rows: list[dict[str, object]], pace_s: float) -> None:
         p = row["paced"]
         cells = [f"{_ms(p['kinds'][k]['p50'])}/{_ms(p['kinds'][k]['p95'])} ({p['kinds'][k]['count']})"
                  for k in PACED_CYCLE]
-        errors = sum(v["errors"] for v in p["kinds"].values())
-        reasons = sorted({r for v in p["kinds"].values() for r in v["reasons"]})
+        errors = sum(v["errors"] for v in p["kinds"].values()) + len(p["open_errors"])
+        reasons = sorted({r for v in p["kinds"].values() for r in v["reasons"]} | {e.split(":")[0]
+                                                                                  for e in p["open_errors"]})
         print(f"{row['sessions']:>3} | " + " | ".join(f"{c:>17}" for c in cells) +
               f" | {p['cpu_ms_per_action']:>10.0f} | {p['late']:>5} | {p['wall_s']:>5.0f}/{p['planned_s']:<5.0f} | "
               f"{errors}{' (' + '; '.join(reasons) + ')' if reasons else ''}")
@@ -246,8 +253,9 @@ def print_table(rows: list[dict[str, object]]) -> None:
         acts = [row[k] for k in ACTIONS]
         lat = [f"{_ms(a['p50'])}/{_ms(a['p95'])}" for a in acts]
         cpu = "/".join(f"{a['cpu_ms']:.0f}" for a in acts)
-        errors = sum(a["errors"] for a in acts)
-        reasons = sorted({r for a in acts for r in a["reasons"]})
+        errors = sum(a["errors"] for a in acts) + len(row.get("open_errors", []))
+        refused = {e.split(":")[0] for e in row.get("open_errors", [])}
+        reasons = sorted({r for a in acts for r in a["reasons"]} | refused)
         print(f"{row['sessions']:>3} | {lat[0]:>11} | {lat[1]:>11} | {lat[2]:>13} | {lat[3]:>11} | {cpu:>20} | "
               f"{row['rss_per_session_mib']:>11.2f} | {row['peak_rss_mib']:>12.0f} | {errors}"
               f"{' (' + '; '.join(reasons) + ')' if reasons else ''}")

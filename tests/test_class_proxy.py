@@ -139,7 +139,7 @@ def test_two_replicas_behind_haproxy_from_one_command():
 
         # A killed replica: HAProxy marks it DOWN and its clients (cookie r1) are served by r2.
         os.kill(run.replica("r1")["pid"], signal.SIGKILL)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 30
         while not run.server_stats()["r1"]["status"].startswith("DOWN") and time.monotonic() < deadline:
             time.sleep(0.5)
         assert run.server_stats()["r1"]["status"].startswith("DOWN")
