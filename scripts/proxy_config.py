@@ -2,7 +2,7 @@
 
 Invariant: with stickiness on (the default) every request of a browser after its first carries the cookie `CVSRV`
 naming its replica and reaches that replica while it is up; a replica that fails its health check (three missed
-`GET /_stcore/health`, 20 s each) gets no new sessions, and its browsers' next requests — the reconnecting
+`GET /_stcore/health`, 120 s each; a dead one fails them at once) gets no new sessions, and its browsers' next requests — the reconnecting
 websocket included — are redispatched to a live replica, whose name the cookie then carries. Streamlit keeps a
 session, its uploads and media in one process's memory (shared/guides/streamlit.md §9; Streamlit issues #4173, #2936,
 #9976), which is why affinity is needed; `--no-cookie` writes the round-robin control that shows it.
@@ -71,11 +71,12 @@ def render(bind: str, backends: list[str], max_upload_mb: int = 10, sticky: bool
     lines += ["    option httpchk", f"    http-check send meth GET uri {HEALTH_PATH}",
               "    http-check expect string ok",
               # A replica serving 100 sessions answers its health check late (one GIL shared with every running
-              # script; measured: with 10 s and 3 misses both replicas went DOWN at 200 sessions and HAProxy
-              # answered 503): 20 s per check, three misses before DOWN (checks every 1 s once one failed). A dead
-              # one refuses connections at once, and `redispatch` moves its browsers at their next request
-              # whatever the check says.
-              "    timeout check 20s", "    default-server inter 5s fastinter 1s fall 3 rise 2"]
+              # script). Measured at 200 sessions on 2 busy cores: with 10 s or 20 s per check both replicas went
+              # DOWN while they worked through the students' settings, and HAProxy answered everyone 503 — an
+              # overload turned into an outage. So 120 s per check, three misses in a row before DOWN (every 1 s
+              # once one failed). A dead replica refuses connections at once: it fails its checks in about 7 s, and
+              # `redispatch` moves its browsers at their very next request whatever the check says.
+              "    timeout check 120s", "    default-server inter 5s fastinter 1s fall 3 rise 2"]
     for index, backend in enumerate(backends, start=1):
         lines.append(f"    server r{index} {backend} check" + (f" cookie r{index}" if sticky else ""))
     return "\n".join(lines) + "\n"
