@@ -50,10 +50,12 @@ class Session:
     timeout_s: float = 300.0
     widgets: dict[str, object] = field(default_factory=dict)
     ws: object = None
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. a proxy's stickiness cookie
 
     async def open(self) -> None:
         self.ws = await connect(f"{self.url}/_stcore/stream", subprotocols=[Subprotocol("streamlit")],
-                                max_size=None, open_timeout=self.timeout_s, ping_interval=None)
+                                max_size=None, open_timeout=self.timeout_s, ping_interval=None,
+                                additional_headers=self.headers or None)
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -81,6 +83,12 @@ class Session:
 
     async def click(self, key: str) -> RunResult:
         return await self.rerun(states=[WidgetState(id=self.widget_id(key), trigger_value=True)])
+
+    async def choose(self, key: str, index: int) -> RunResult:
+        """Pick option `index` of a radio: Streamlit 1.67 sends its formatted label as string_value (RadioSerde)."""
+        wid = self.widget_id(key)
+        options = list(self.widgets[wid].options)
+        return await self.rerun(states=[WidgetState(id=wid, string_value=options[index % len(options)])])
 
     async def set_int(self, key: str, value: int) -> RunResult:
         wid = self.widget_id(key)

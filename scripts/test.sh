@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs everything the tests need (Python packages, Debian's chromium for the browser tests) and runs them all.
+# Installs everything the tests need (Python packages, Debian's chromium for the browser tests, haproxy and
+# redis-server for the class tests) and runs them all. Nothing is skipped for a missing tool: it is installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Chromium for the browser tests; a CJK font so the 中文 screenshots are readable.
-if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/truetype/wqy ]; then
-  echo "Installing Debian's chromium and a CJK font for the browser tests..."
+# Chromium for the browser tests; a CJK font so the 中文 screenshots are readable; HAProxy and Redis for the
+# replicas behind a proxy (tests/test_class_proxy.py, tests/e2e/test_class_proxy_browser.py).
+if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/truetype/wqy ] || [ ! -x /usr/sbin/haproxy ] ||
+   [ ! -x /usr/bin/redis-server ]; then
+  echo "Installing Debian's chromium, a CJK font, haproxy and redis-server for the tests..."
   sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
-  $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
+  $sudo_ apt-get update -qq && $sudo_ apt-get install -y -qq chromium fonts-wqy-zenhei haproxy redis-server >/dev/null
 fi
 bash scripts/setup.sh requirements-dev.txt
 exec .venv/bin/python -m pytest "$@"

@@ -28,16 +28,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, root: Path = ROOT, python: str = sys.executable) -> subprocess.Popen:
-    """Serve `root`'s app (bench/browser_bench.py serves another checkout with its own venv) and wait until healthy."""
+def start_server(port: int, root: Path = ROOT, python: str = sys.executable, host: str = "127.0.0.1",
+                 env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Serve `root`'s app (bench/browser_bench.py serves another checkout with its own venv) and wait until healthy.
+    `host` is a loopback address (127.0.0.2, … stand in for other machines); `env` is added to this process's."""
     cmd = [python, "-m", "streamlit", "run", str(root / "app.py"), "--server.headless=true",
-           "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false",
+           f"--server.address={host}", f"--server.port={port}", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none", "--global.developmentMode=false", "--client.toolbarMode=minimal"]
-    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **env} if env else None)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # bounded wait for /_stcore/health
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+            with urllib.request.urlopen(f"http://{host}:{port}/_stcore/health", timeout=2) as r:
                 if r.read().strip() == b"ok":
                     return proc
         except OSError:
