@@ -511,6 +511,26 @@ class Timeline {
   destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
 }
 
+// Rooms (ui/components/room/room.js): each drawn cursor is announced as cv:cursor (a teacher's page posts it); a
+// follower's stepper obeys cv:room-cursor for its key (cursor null: the reveal only, which lifts the hold).
+function roomMove(tl, m) {
+  if (!m || m.key !== tl.key) return;
+  if (m.revealed && tl.d.hold_ms != null && !tl.revealed) tl.revealed = true;
+  if (m.cursor != null) tl.jumpTo(m.cursor); else tl.draw();
+}
+
+function roomHook(tl) {
+  const drawn = tl.afterDraw.bind(tl);
+  const announce = () => window.dispatchEvent(new CustomEvent("cv:cursor", { detail: {
+    key: tl.key, cursor: tl.cursor, playing: tl.playing, revealed: tl.d.hold_ms != null && tl.revealed } }));
+  tl.afterDraw = (stepIdx) => { drawn(stepIdx); announce(); };
+  const onRoom = (ev) => roomMove(tl, ev.detail);
+  window.addEventListener("cv:room-cursor", onRoom);
+  if (window.__cvRoom && window.__cvRoom.lastCursor) roomMove(tl, window.__cvRoom.lastCursor);
+  announce();
+  return () => window.removeEventListener("cv:room-cursor", onRoom);
+}
+
 export default function (component) {
   const { data, parentElement, key } = component;
   const host = parentElement;
@@ -527,7 +547,8 @@ export default function (component) {
   const onResize = () => tl.draw();
   window.addEventListener("keydown", onKey, true);
   window.addEventListener("resize", onResize);
-  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };
+  const unroom = roomHook(tl);
+  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); unroom(); };
   return () => {
     if (host.__cv === tl) { tl.unlisten(); tl.destroy(); host.__cv = null; }
   };
