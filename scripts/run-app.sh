@@ -58,5 +58,6 @@ bash scripts/setup.sh requirements.txt
 print_urls
 # maxUploadSize 10 MB: the largest upload the app takes (a trace, ui/traces/parts.py UPLOAD_MB); Streamlit holds an
 # upload in memory for the session, and its default would let each student park 200 MB there.
-exec .venv/bin/python -m streamlit run app.py --server.address="$ADDRESS" --server.port="$PORT" \
+# serve.py is app.py served by st.App with the class room's endpoints beside it (ui/components/room/routes.py).
+exec .venv/bin/python -m streamlit run serve.py --server.address="$ADDRESS" --server.port="$PORT" \
   --server.headless=true --browser.gatherUsageStats=false --client.toolbarMode=minimal --server.maxUploadSize=10
