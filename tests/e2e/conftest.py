@@ -28,12 +28,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, root: Path = ROOT, python: str = sys.executable) -> subprocess.Popen:
-    """Serve `root`'s app (bench/browser_bench.py serves another checkout with its own venv) and wait until healthy."""
-    cmd = [python, "-m", "streamlit", "run", str(root / "app.py"), "--server.headless=true",
+def start_server(port: int, root: Path = ROOT, python: str = sys.executable, script: str = "app.py",
+                 env: dict | None = None) -> subprocess.Popen:
+    """Serve `root`'s app (bench/browser_bench.py serves another checkout with its own venv) and wait until healthy;
+    `script` serve.py serves it with the class room's routes (st.App), `env` adds to the environment."""
+    cmd = [python, "-m", "streamlit", "run", str(root / script), "--server.headless=true",
            "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none", "--global.developmentMode=false", "--client.toolbarMode=minimal"]
-    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=None if env is None else {**os.environ, **env})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # bounded wait for /_stcore/health
         try:
@@ -59,6 +62,24 @@ def warm_up(browser, url: str) -> None:
 def server_url(browser):
     port = _free_port()
     proc = start_server(port)
+    warm_up(browser, f"http://127.0.0.1:{port}/")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+ROOM_KEY = "e2e-teacher-key-0123456789"
+ROOM_CODE = "E2EROOM"
+
+
+@pytest.fixture(scope="session")
+def room_server_url(browser):
+    """One serve.py server (the app with the room routes, st.App) per session, room ROOM_CODE open, key ROOM_KEY."""
+    port = _free_port()
+    proc = start_server(port, script="serve.py", env={"CHUNKVIZ_TEACHER_KEY": ROOM_KEY, "CHUNKVIZ_ROOM": ROOM_CODE})
     warm_up(browser, f"http://127.0.0.1:{port}/")
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
