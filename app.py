@@ -4,6 +4,7 @@ import streamlit as st
 
 from chunkviz.lessons.chapters import CHAPTERS
 from ui.chapters.common import nav_label, page_file
+from ui.components.room.mount import room_bar
 from ui.deep_link import fix_first_deep_link, folder_navigation_ran
 from ui.i18n import t
 from ui.lecture import lecture_css, lecture_on
@@ -37,6 +38,8 @@ first_run_via_folder = folder_navigation_ran()  # must be read before st.navigat
 page = st.navigation({t("chx.nav_lecture"): LECTURE, t("chx.nav_reference"): PAGES}, expanded=True)  # no "View N more"
 fix_first_deep_link(first_run_via_folder, page)
 notices = st.container()
+# ?room=CODE on any page joins the class (ui/components/room/); the teacher's chapter is the one students follow.
+room_bar(page.url_path if page.url_path in {c.slug for c in CHAPTERS} else None, notices)
 if page.url_path in {c.slug for c in CHAPTERS}:
     st.sidebar.info(t("chx.sidebar_note"))  # chapters run their own presets: the scenario widgets would do nothing
 else:

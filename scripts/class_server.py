@@ -129,7 +129,7 @@ def start_redis(run_dir: Path) -> Child:
 def start_replica(name: str, max_upload_mb: int, env: dict[str, str], run_dir: Path) -> Child:
     """The same Streamlit command as run-app.sh's single server, on a free loopback port."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", f"--server.address={REPLICA_HOST}",
+    cmd = [sys.executable, "-m", "streamlit", "run", "serve.py", f"--server.address={REPLICA_HOST}",
            f"--server.port={port}", "--server.headless=true", "--browser.gatherUsageStats=false",
            "--client.toolbarMode=minimal", f"--server.maxUploadSize={max_upload_mb}"]
     child = spawn(name, cmd, run_dir / f"{name}.log", env)

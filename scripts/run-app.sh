@@ -99,7 +99,8 @@ UPLOAD_MB=10
 if [[ "$PROXY" == 0 ]]; then
   if [[ -n "$REDIS_URL" ]]; then export CHUNKVIZ_REDIS_URL="$REDIS_URL"; fi
   print_urls
-  exec .venv/bin/python -m streamlit run app.py --server.address="$ADDRESS" --server.port="$PORT" \
+  # serve.py is app.py served by st.App with the class room's endpoints beside it (ui/components/room/routes.py).
+  exec .venv/bin/python -m streamlit run serve.py --server.address="$ADDRESS" --server.port="$PORT" \
     --server.headless=true --browser.gatherUsageStats=false --client.toolbarMode=minimal \
     --server.maxUploadSize="$UPLOAD_MB"
 fi

@@ -29,10 +29,11 @@ def _free_port() -> int:
 
 
 def start_server(port: int, root: Path = ROOT, python: str = sys.executable, host: str = "127.0.0.1",
-                 env: dict[str, str] | None = None) -> subprocess.Popen:
+                 env: dict[str, str] | None = None, script: str = "app.py") -> subprocess.Popen:
     """Serve `root`'s app (bench/browser_bench.py serves another checkout with its own venv) and wait until healthy.
-    `host` is a loopback address (127.0.0.2, … stand in for other machines); `env` is added to this process's."""
-    cmd = [python, "-m", "streamlit", "run", str(root / "app.py"), "--server.headless=true",
+    `host` is a loopback address (127.0.0.2, … stand in for other machines); `env` is added to this process's;
+    `script` serve.py serves the app with the class room's routes (st.App)."""
+    cmd = [python, "-m", "streamlit", "run", str(root / script), "--server.headless=true",
            f"--server.address={host}", f"--server.port={port}", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none", "--global.developmentMode=false", "--client.toolbarMode=minimal"]
     proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -62,6 +63,24 @@ def warm_up(browser, url: str) -> None:
 def server_url(browser):
     port = _free_port()
     proc = start_server(port)
+    warm_up(browser, f"http://127.0.0.1:{port}/")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+ROOM_KEY = "e2e-teacher-key-0123456789"
+ROOM_CODE = "E2EROOM"
+
+
+@pytest.fixture(scope="session")
+def room_server_url(browser):
+    """One serve.py server (the app with the room routes, st.App) per session, room ROOM_CODE open, key ROOM_KEY."""
+    port = _free_port()
+    proc = start_server(port, script="serve.py", env={"CHUNKVIZ_TEACHER_KEY": ROOM_KEY, "CHUNKVIZ_ROOM": ROOM_CODE})
     warm_up(browser, f"http://127.0.0.1:{port}/")
     yield f"http://127.0.0.1:{port}"
     proc.terminate()

@@ -20,6 +20,7 @@ from ui.i18n import current_lang, t
 from ui.lecture import lecture_on
 from ui.runs import CACHE_TTL_S, cached_trace, trace_or_error
 from ui.plotly_config import chart_config
+from ui.components.room.mount import answer_texts, room_question
 
 
 # The core's lru_cache has no lock: a class opening a chapter at once ran its prediction's simulation once per racing
@@ -154,8 +155,17 @@ def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = N
     with st.container(border=True, key="predict"):
         st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **fmt)}",
                     help=metric_definitions(ch.number))
-        left, right = st.columns([5, 2], vertical_alignment="center")
         lang_labels = {o: t(f"chx.o.{ch.number}.{o}", **fmt) for o in p.option_ids}
+        # In a class room (ui/components/room/): students vote and the teacher's tally replaces the radio.
+        in_room = room_question(ch.number, p.option_ids, p.correct_option, lang_labels,
+                                answer_texts(f"chx.a.{ch.number}", fmt))
+        if in_room == "open":
+            return
+        if in_room == "revealed":
+            st.success(t("room.revealed", answer=lang_labels[p.correct_option]) + " " + t(f"chx.a.{ch.number}", **fmt))
+            st.caption(" · ".join(results) if len(results) == 1 else "  \n".join(results))
+            return
+        left, right = st.columns([5, 2], vertical_alignment="center")
         answer = left.radio(t("chx.pred.title"), p.option_ids, index=None, horizontal=True, key=f"c{ch.number}_pred",
                             format_func=lang_labels.get, label_visibility="collapsed")
         if answer is None:

@@ -627,6 +627,38 @@ class Timeline {
   destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
 }
 
+// Rooms (ui/components/room/room.js): each drawn cursor is announced as cv:cursor (a teacher's page posts it); a
+// follower's stepper obeys cv:room-cursor for its key (cursor null: the reveal only, which lifts the hold).
+// The element's own key (its container's class st-key-<key>, the same on every student's page; Streamlit's
+// component key is per session). Bounded by the DOM's depth.
+function elementKey(node, fallback) {
+  for (let n = node, depth = 0; n && depth < 64; depth++) {
+    const cls = n.classList && [...n.classList].find((c) => c.startsWith("st-key-"));
+    if (cls) return cls.slice(7);
+    n = n.parentElement || (n.getRootNode && n.getRootNode().host) || null;
+  }
+  return fallback;
+}
+
+function roomMove(tl, m) {
+  if (!m || m.key !== tl.roomKey) return;
+  if (m.revealed && tl.d.hold_ms != null && !tl.revealed) tl.revealed = true;
+  if (m.cursor != null) tl.jumpTo(m.cursor); else tl.draw();
+}
+
+function roomHook(tl) {
+  const drawn = tl.afterDraw.bind(tl);
+  tl.roomKey = elementKey(tl.root, tl.key);
+  const announce = () => window.dispatchEvent(new CustomEvent("cv:cursor", { detail: {
+    key: tl.roomKey, cursor: tl.cursor, playing: tl.playing, revealed: tl.d.hold_ms != null && tl.revealed } }));
+  tl.afterDraw = (stepIdx) => { drawn(stepIdx); announce(); };
+  const onRoom = (ev) => roomMove(tl, ev.detail);
+  window.addEventListener("cv:room-cursor", onRoom);
+  if (window.__cvRoom && window.__cvRoom.lastCursor) roomMove(tl, window.__cvRoom.lastCursor);
+  announce();
+  return () => window.removeEventListener("cv:room-cursor", onRoom);
+}
+
 export default function (component) {
   const { data, parentElement, key } = component;
   const host = parentElement;
@@ -643,7 +675,8 @@ export default function (component) {
   const onResize = () => tl.draw();
   window.addEventListener("keydown", onKey, true);
   window.addEventListener("resize", onResize);
-  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };
+  const unroom = roomHook(tl);
+  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); unroom(); };
   return () => {
     if (host.__cv === tl) { tl.unlisten(); tl.destroy(); host.__cv = null; }
   };

@@ -235,6 +235,32 @@ class StagePlayer {
   destroy() { this.pause(); clearTimeout(this.urlTimer); this.sizer.disconnect(); this.save(); this.box.remove(); }
 }
 
+// Rooms (ui/components/room/room.js): each drawn cursor is announced as cv:cursor (a teacher's page posts it); a
+// follower's stage obeys cv:room-cursor for its key. Wraps the stage's draw, so StagePlayer and KvStage alike.
+// The element's own key (its container's class st-key-<key>, the same on every student's page; Streamlit's
+// component key is per session). Bounded by the DOM's depth.
+function elementKey(node, fallback) {
+  for (let n = node, depth = 0; n && depth < 64; depth++) {
+    const cls = n.classList && [...n.classList].find((c) => c.startsWith("st-key-"));
+    if (cls) return cls.slice(7);
+    n = n.parentElement || (n.getRootNode && n.getRootNode().host) || null;
+  }
+  return fallback;
+}
+
+function stageRoomHook(player, host, fallback) {
+  const key = elementKey(host, fallback);
+  const drawn = player.draw.bind(player);
+  const announce = () => window.dispatchEvent(new CustomEvent("cv:cursor", { detail: {
+    key, cursor: player.cursor, playing: !!player.playing, revealed: false } }));
+  player.draw = (...args) => { const out = drawn(...args); announce(); return out; };
+  const obey = (m) => { if (m && m.key === key && m.cursor != null && m.cursor !== player.cursor) player.jumpTo(m.cursor); };
+  const onRoom = (ev) => obey(ev.detail);
+  window.addEventListener("cv:room-cursor", onRoom);
+  if (window.__cvRoom && window.__cvRoom.lastCursor) obey(window.__cvRoom.lastCursor);
+  return () => window.removeEventListener("cv:room-cursor", onRoom);
+}
+
 // Mount a stage: keep it on reruns that send the same data (same version), else rebuild; wire keys and resize.
 // `build` returns a StagePlayer, or a stage with the same surface (version, draw, resized, onKey, saveUrlSoon,
 // destroy), as ui/kv_stage.js's KvStage.
@@ -254,6 +280,7 @@ function mountStage(component, defaultKey, build) {
   const onResize = () => player.resized();
   window.addEventListener("keydown", onKey, true);
   window.addEventListener("resize", onResize);
-  player.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };
+  const unroom = stageRoomHook(player, host, k);
+  player.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); unroom(); };
   return () => { if (host.__cvStage === player) { player.unlisten(); player.destroy(); host.__cvStage = null; } };
 }
