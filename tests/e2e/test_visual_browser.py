@@ -164,3 +164,44 @@ def test_chapter_4_draws_the_copy_on_write_side_by_side(projector, server_url, l
     assert m["free"] and all(re.match(pattern, q) for q in m["free"]), m["free"][:5]
     assert m["free"][:3] == (["1st", "2nd", "3rd"] if lang == "en" else ["第1", "第2", "第3"]), m["free"][:3]
     projector.screenshot(path=str(SHOTS / f"ch4-{lang}-cow.png"))
+
+
+# Linked highlighting (chapter 2: two engines and chat windows): pointing at a request's chat window emphasises it
+# everywhere (its bars drawn full and outlined, the rest dimmed, its chat windows ringed, the others faded); ↓ pins the
+# first request drawn from the keyboard, a click on a chat pins its request, Escape lets go.
+_HL = """(e) => ({focus: e.dataset.focusR, pinned: e.dataset.pinned, hl: e.dataset.hl.split(',').map(Number),
+  chats: [...e.querySelectorAll('.chat')].map((c) => ({r: c.dataset.r, cls: c.className}))})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_linked_highlighting_follows_a_request_everywhere(projector, server_url, lang):
+    ch = next(c for c in CHAPTERS if c.number == 2)
+    projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
+    wait_for_app(projector, timeout_ms=90000)
+    box = projector.locator(BOX).first
+    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    box.focus()
+    projector.keyboard.press("PageDown")  # the reveal
+    m = box.evaluate(_HL)
+    assert m["focus"] == "" and m["hl"][1] == 0 and m["hl"][0] > 10, m  # nothing focused: every bar full
+    chat = projector.locator(f"{BOX} .chat").nth(2)
+    r = chat.get_attribute("data-r")
+    chat.hover()
+    m = box.evaluate(_HL)
+    assert m["focus"] == r and m["hl"][0] >= 2 and m["hl"][1] > m["hl"][0], m
+    for c in m["chats"]:
+        assert ("hl" in c["cls"].split()) == (c["r"] == r) and ("dim" in c["cls"].split()) == (c["r"] != r), (r, c)
+    projector.screenshot(path=str(SHOTS / f"ch2-{lang}-linked.png"))
+    projector.mouse.move(640, 700)  # off the stage: the hover ends
+    assert box.evaluate(_HL)["focus"] == ""
+    box.focus()
+    projector.keyboard.press("ArrowDown")
+    m = box.evaluate(_HL)
+    assert m["pinned"] == m["focus"] == "0" and m["hl"][1] > 0, m  # R0, the first request drawn
+    projector.keyboard.press("Escape")
+    m = box.evaluate(_HL)
+    assert m["pinned"] == m["focus"] == "" and m["hl"][1] == 0, m
+    chat.click()
+    projector.mouse.move(640, 700)
+    m = box.evaluate(_HL)
+    assert m["pinned"] == m["focus"] == r, m  # a click (a tap) pins it
