@@ -10,6 +10,7 @@ One page per language walks the chapters, on the session's shared server (confte
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,89 @@ def test_the_caption_tells_each_moment_from_the_schedulers_decisions(projector, 
             if len(seen) > 1 and seen[-1][0] == seen[-2][0]:
                 break  # the end: PageDown stays
         assert len({text for _, text in seen}) >= 2, (ch.number, lang, seen)  # the caption moves with the moments
+
+
+# Chapter 4 (the KV stage's slide): at the copy-on-write bookmark both samples' block tables stand side by side, each
+# mapping the same logical block to a different physical block, with the two physical blocks drawn under them; the
+# grid shows at least eight whole rows; a free cell names its place in the queue as an ordinal, not a block-like "#0".
+_KV = """(e) => { const r = (n) => { const b = n.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  const sc = e.querySelector('.gridscroll').getBoundingClientRect();
+  const rows = [...e.querySelectorAll('.rowlabel')].filter((n) => { const k = n.getBoundingClientRect();
+    return k.top >= sc.top - 1 && k.bottom <= sc.bottom + 1; }).length;
+  const cols = [...e.querySelectorAll('.fcol')].map((c) => ({name: c.querySelector('.seq').textContent,
+    maps: [...c.querySelectorAll('.map')].map((m) => m.textContent), box: r(c)}));
+  return {step: +e.dataset.step, cow: e.dataset.cow, focus: e.dataset.focus, rows, cols,
+          fig: [...e.querySelectorAll('.cowblock')].map((b) => ({b: +b.dataset.b, text: b.textContent, box: r(b)})),
+          free: [...e.querySelectorAll('.cell.empty .q')].map((q) => q.textContent).filter((t) => t),
+          predict: r(document.querySelector('.st-key-predict')), stage: r(e)}; }"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_4_draws_the_copy_on_write_side_by_side(projector, server_url, lang):
+    from chunkviz.lessons.chapters import PRESETS
+    from ui.components.kv_stage.export import build_payload
+
+    ch = next(c for c in CHAPTERS if c.number == 4)
+    data = build_payload(run_scenario(scenario_for(ch, ch.policies[0])), lang, PRESETS[ch.preset].cache.eviction)
+    at = data["jumps"]["cow"][0]
+    cow = next(c for c in data["captions"][at] if c["k"] == "cow")
+    projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
+    wait_for_app(projector, timeout_ms=90000)
+    kv = projector.locator(".st-key-stage .kvs").first
+    kv.locator("button.mark").nth(1).click()  # the copy-on-write bookmark
+    m = kv.evaluate(_KV)
+    assert m["step"] == data["step"][at] and m["cow"] == f"{cow['from']}>{cow['b'][0]}", m
+    assert m["focus"] == f"{cow['r']}.0 {cow['r']}.1" and len(m["cols"]) == 2, m  # both samples, side by side
+    left, right = m["cols"]
+    assert left["box"][2] <= right["box"][0] and abs(left["box"][1] - right["box"][1]) < 2, m
+    lasts = {c["maps"][-1].split("→")[-1].strip() for c in m["cols"]}
+    assert lasts == {str(cow["from"]), str(cow["b"][0])}, m  # one logical block, two physical blocks
+    assert [f["b"] for f in m["fig"]] == [cow["from"], cow["b"][0]], m
+    for box in [m["stage"], m["predict"]] + [f["box"] for f in m["fig"]] + [c["box"] for c in m["cols"]]:
+        assert 0 <= box[0] and 0 <= box[1] and box[2] <= VIEW["width"] and box[3] <= VIEW["height"], (box, m)
+    assert m["rows"] >= 8, m
+    pattern = r"^\d+(st|nd|rd|th)$" if lang == "en" else r"^第\d+$"
+    assert m["free"] and all(re.match(pattern, q) for q in m["free"]), m["free"][:5]
+    assert m["free"][:3] == (["1st", "2nd", "3rd"] if lang == "en" else ["第1", "第2", "第3"]), m["free"][:3]
+    projector.screenshot(path=str(SHOTS / f"ch4-{lang}-cow.png"))
+
+
+# Linked highlighting (chapter 2: two engines and chat windows): pointing at a request's chat window emphasises it
+# everywhere (its bars drawn full and outlined, the rest dimmed, its chat windows ringed, the others faded); ↓ pins the
+# first request drawn from the keyboard, a click on a chat pins its request, Escape lets go.
+_HL = """(e) => ({focus: e.dataset.focusR, pinned: e.dataset.pinned, hl: e.dataset.hl.split(',').map(Number),
+  chats: [...e.querySelectorAll('.chat')].map((c) => ({r: c.dataset.r, cls: c.className}))})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_linked_highlighting_follows_a_request_everywhere(projector, server_url, lang):
+    ch = next(c for c in CHAPTERS if c.number == 2)
+    projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
+    wait_for_app(projector, timeout_ms=90000)
+    box = projector.locator(BOX).first
+    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    box.focus()
+    projector.keyboard.press("PageDown")  # the reveal
+    m = box.evaluate(_HL)
+    assert m["focus"] == "" and m["hl"][1] == 0 and m["hl"][0] > 10, m  # nothing focused: every bar full
+    chat = projector.locator(f"{BOX} .chat").nth(2)
+    r = chat.get_attribute("data-r")
+    chat.hover()
+    m = box.evaluate(_HL)
+    assert m["focus"] == r and m["hl"][0] >= 2 and m["hl"][1] > m["hl"][0], m
+    for c in m["chats"]:
+        assert ("hl" in c["cls"].split()) == (c["r"] == r) and ("dim" in c["cls"].split()) == (c["r"] != r), (r, c)
+    projector.screenshot(path=str(SHOTS / f"ch2-{lang}-linked.png"))
+    projector.mouse.move(640, 700)  # off the stage: the hover ends
+    assert box.evaluate(_HL)["focus"] == ""
+    box.focus()
+    projector.keyboard.press("ArrowDown")
+    m = box.evaluate(_HL)
+    assert m["pinned"] == m["focus"] == "0" and m["hl"][1] > 0, m  # R0, the first request drawn
+    projector.keyboard.press("Escape")
+    m = box.evaluate(_HL)
+    assert m["pinned"] == m["focus"] == "" and m["hl"][1] == 0, m
+    chat.click()
+    projector.mouse.move(640, 700)
+    m = box.evaluate(_HL)
+    assert m["pinned"] == m["focus"] == r, m  # a click (a tap) pins it

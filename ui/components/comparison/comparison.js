@@ -8,6 +8,7 @@
 // 360 while a label finds no free place (draw), so a narrow plot's labels take two lines rather than four.
 const LABEL_COLUMN_PX = 240, LABEL_COLUMN_MAX_PX = 360;
 const KINDS = ["waiting", "prefill", "decode", "stall", "preempted"];
+const DIM = 0.22;  // linked highlighting: the opacity of everything not about the focused request
 const STATE = (window.__cvTimelineState = window.__cvTimelineState || {});  // per key: survives re-mounts
 
 function fmt(v, digits) {
@@ -136,6 +137,7 @@ class Timeline {
     this.follow = saved.follow ?? true;
     this.playing = false; this.acc = 0; this.last = 0; this.hits = [];
     this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastGrid = -2;
+    this.hoverR = null; this.pinR = null;  // linked highlighting: the request under the pointer, the one pinned
     this.build();
     this.draw();
   }
@@ -212,8 +214,9 @@ class Timeline {
     if (!d.slide) box.appendChild(this.cards());
     this.why = el("div", "why"); if (!d.slide) box.appendChild(this.why);
     this.blankCover = el("div", "cover", this.t("blank")); box.appendChild(this.blankCover);
-    this.canvas.onmousemove = (e) => this.hover(e);
-    this.canvas.onmouseleave = () => { this.tip.style.display = "none"; };
+    this.canvas.onmousemove = (e) => { this.hover(e); this.setHoverR(this.requestAt(e)); };
+    this.canvas.onmouseleave = () => { this.tip.style.display = "none"; this.setHoverR(null); };
+    this.canvas.onclick = (e) => this.pin(this.requestAt(e));
     box.addEventListener("pointerdown", () => { window.__cvTimelineActive = this.key; });
     this.root.appendChild(box);
   }
@@ -348,7 +351,7 @@ class Timeline {
     this.hits = [];
     const panelH = (height - axisH) / d.engines.length;
     const stepIdx = [];
-    this.panelH = panelH; this.noteBoxes = []; this.titleBoxes = [];
+    this.panelH = panelH; this.noteBoxes = []; this.titleBoxes = []; this.hl = [0, 0];
     d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, k * panelH, panelH, X, x0, x1, col, font, k)));
     this.drawTransfers(ctx, X, x0, x1);
     // Shared time axis with ticks every "nice" interval.
@@ -399,14 +402,26 @@ class Timeline {
     ctx.fillStyle = col.text; ctx.font = `${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
     // A label's baseline never rises into the steps row above, however thin the lanes are.
     const labelY = (n) => bodyTop + n * laneH + Math.max(laneH * 0.8, (d.present ? small : 11) * 0.8);
-    lanes.forEach((r, n) => { if (n % every === 0 && (d.present || n * laneH >= 6) && labelY(n) <= top + h) ctx.fillText("R" + r, 2, labelY(n)); });
+    const f = this.focusR();
+    lanes.forEach((r, n) => {
+      // The focused request's row label is always drawn (bold), even where thin lanes draw only every other one.
+      if (!((n % every === 0 && (d.present || n * laneH >= 6)) || r === f) || labelY(n) > top + h) return;
+      ctx.globalAlpha = f !== null && r !== f ? DIM : 1;
+      ctx.font = `${r === f ? "700 " : ""}${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
+      ctx.fillText("R" + r, 2, labelY(n));
+    });
+    ctx.globalAlpha = 1;
     const s = e.segs;
     for (let j = 0; j < s.r.length; j++) {
       if (!(s.s[j] < hi && s.e[j] > x0)) continue;
       const a = Math.max(s.s[j], x0), b = Math.min(s.e[j], hi), y = bodyTop + row.get(s.r[j]) * laneH;
+      const bh = Math.max(laneH * 0.8, 1), bw = Math.max(X(b) - X(a), 0.8), on = f === null || s.r[j] === f;
+      ctx.globalAlpha = on ? 1 : DIM; this.hl[on ? 0 : 1]++;
       ctx.fillStyle = C[KINDS[s.k[j]]];
-      ctx.fillRect(X(a), y + laneH * 0.1, Math.max(X(b) - X(a), 0.8), Math.max(laneH * 0.8, 1));
-      hatch(ctx, d.patterns[KINDS[s.k[j]]], X(a), y + laneH * 0.1, X(b) - X(a), Math.max(laneH * 0.8, 1));
+      ctx.fillRect(X(a), y + laneH * 0.1, bw, bh);
+      hatch(ctx, d.patterns[KINDS[s.k[j]]], X(a), y + laneH * 0.1, X(b) - X(a), bh);
+      ctx.globalAlpha = 1;
+      if (f !== null && on) { ctx.strokeStyle = col.text; ctx.lineWidth = 1.5; ctx.strokeRect(X(a), y + laneH * 0.1, bw, bh); }
       this.hits.push([X(a), X(b), y, y + laneH, e, "seg", j]);
     }
     return i;  // its notes are drawn by draw(), after every engine and the transfer bands, so nothing covers them
@@ -427,10 +442,12 @@ class Timeline {
       // The decode engine's title line and steps row stay clear (the band passes behind them), and the tint is
       // light, so the bars it crosses keep their own colours; the solid strips at both ends carry the colour.
       const spans = [[y0, Math.min(y1, gd.top)], [Math.max(y0, gd.bodyTop - 2), y1]].filter(([p, q]) => q > p);
-      ctx.save(); ctx.globalAlpha = 0.13; ctx.fillStyle = colour;
+      const f = this.focusR(), dim = f !== null && tr.r !== f ? DIM : 1;
+      ctx.save(); ctx.globalAlpha = 0.13 * dim; ctx.fillStyle = colour;
       spans.forEach(([p, q]) => ctx.fillRect(xa, p, w, q - p)); ctx.restore();
-      ctx.fillStyle = colour; ctx.fillRect(xa, y0, w, 3); ctx.fillRect(xa, y1 - 3, w, 3);
+      ctx.globalAlpha = dim; ctx.fillStyle = colour; ctx.fillRect(xa, y0, w, 3); ctx.fillRect(xa, y1 - 3, w, 3);
       if (tr.e_ms <= hi) ctx.fillRect(xa + w - 2, y0, 2, y1 - y0);  // arrived: one line joins the two ends
+      ctx.globalAlpha = 1;
       this.hits.push([xa, xa + w, y0 - 2, y0 + 5, tr, "kv", 0], [xa, xa + w, y1 - 5, y1 + 2, tr, "kv", 0]);
     });
     this.box.dataset.transfers = String((d.transfers || []).filter((tr) => tr.s_ms < hi).length);
@@ -448,12 +465,14 @@ class Timeline {
     const items = notes.map((n) => {
       const g = this.geo[n.eng], lane = g.row.has(n.lane) ? g.row.get(n.lane) : 0;
       return { text: n.text, px: X(Math.min(n.x_ms, x1)), py: g.bodyTop + lane * g.laneH + g.laneH / 2,
-               top: g.top, bottom: g.panelBottom };
+               top: g.top, bottom: g.panelBottom, r: n.lane };
     });
     const obstacles = this.hits.map((h) => [h[0], h[2], h[1], h[3]]).concat(this.titleBoxes || []);
     const placed = placeLabels(items, obstacles, { ctx, size, pad: 4, left, right, top: 0, bottom: yAxis,
                                                    marginX: this.cursorX + 10 });
+    const f = this.focusR();
     placed.forEach((b) => {
+      ctx.globalAlpha = f !== null && b.r !== f ? DIM : 1;
       const mid = b.y + b.h / 2, toLeft = b.px <= b.x, ex = toLeft ? b.x : b.px >= b.x + b.w ? b.x + b.w : b.px;
       const ey = ex === b.px ? (b.py < b.y ? b.y : b.y + b.h) : mid;
       ctx.strokeStyle = d.colours.cursor; ctx.lineWidth = 2;
@@ -463,6 +482,8 @@ class Timeline {
       ctx.fillStyle = "#1f1f1f"; ctx.textAlign = "left";
       b.lines.forEach((line, i) => ctx.fillText(line, b.x + 4, b.y + 4 + size * (i + 1) + i * 2 - 3));
     });
+    ctx.globalAlpha = 1;
+    this.noteHits = placed.map((b) => [b.x, b.y, b.x + b.w, b.y + b.h, b.r]);
     this.noteBoxes = placed.map((b) => b.text);
     const r1 = (v) => Math.round(v * 10) / 10;
     this.layout = { labels: placed.map((b) => [b.x, b.y, b.x + b.w, b.y + b.h].map(r1)),
@@ -491,6 +512,8 @@ class Timeline {
     ds.dropped = this.dropped; ds.playing = this.playing ? "1" : "0"; ds.cursorX = (this.cursorX || 0).toFixed(1);
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
     ds.notes = String(this.noteBoxes.length); ds.held = this.held() ? "1" : "0";
+    const f = this.focusR(); ds.focusR = f === null ? "" : String(f); ds.pinned = this.pinR === null ? "" : String(this.pinR);
+    ds.hl = this.hl.join(",");  // bars drawn full, bars dimmed (all full while nothing is focused)
     if (this.chatCol) this.drawChats(stepIdx);
     if (this.caption) this.drawCaption(stepIdx);
   }
@@ -516,6 +539,38 @@ class Timeline {
       if (this.caption.scrollWidth > this.caption.clientWidth + 1) this.caption.classList.add("fit");
     }
     this.box.dataset.caption = text; this.box.dataset.captionEngine = String(k);
+  }
+
+  // Linked highlighting: one request (hovered, else pinned by a click, Enter or ↑/↓) is drawn full everywhere on the
+  // slide (its bars outlined, its row label bold, its KV transfer, its labels, its chat window ringed); the rest dim.
+  focusR() { return this.hoverR !== null ? this.hoverR : this.pinR; }
+
+  setHoverR(r) { if (r !== this.hoverR) { this.hoverR = r; this.draw(); } }
+
+  pin(r) { this.pinR = r === null || r === this.pinR ? null : r; this.draw(); }
+
+  // The request at a pointer on the canvas: a label's, a KV transfer's, else the lane row under it (label or bars).
+  requestAt(ev) {
+    const rc = this.canvas.getBoundingClientRect(), x = ev.clientX - rc.left, y = ev.clientY - rc.top;
+    const note = (this.noteHits || []).find((b) => x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3]);
+    if (note && note[4] !== undefined) return note[4];
+    const kv = this.hits.find((h) => h[5] === "kv" && x >= h[0] - 1 && x <= h[1] + 1 && y >= h[2] && y <= h[3]);
+    if (kv) return kv[4].r;
+    for (const g of this.geo || []) {
+      if (!g || y < g.bodyTop || !g.laneH) continue;
+      const n = Math.floor((y - g.bodyTop) / g.laneH);
+      for (const [r, m] of g.row) if (m === n) return r;
+    }
+    return null;
+  }
+
+  // ↑ / ↓ pin the request above / below (in request order, among those drawn); Escape lets go.
+  cycleFocus(step) {
+    const all = [...new Set((this.geo || []).flatMap((g) => (g ? [...g.row.keys()] : [])))].sort((a, b) => a - b);
+    if (!all.length) return;
+    const at = all.indexOf(this.pinR);
+    this.pinR = all[at < 0 ? (step > 0 ? 0 : all.length - 1) : (at + step + all.length) % all.length];
+    this.hoverR = null; this.draw();
   }
 
   hover(ev) {
@@ -568,6 +623,8 @@ class Timeline {
     if (!ours && (widget || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable))) return;
     const map = { ArrowRight: () => this.stepBy(1), ArrowLeft: () => this.stepBy(-1), Home: () => this.jumpTo(0),
                   End: () => this.jumpTo(this.d.end_ms), " ": () => this.toggle() };
+    if (ours) Object.assign(map, { ArrowDown: () => this.cycleFocus(1), ArrowUp: () => this.cycleFocus(-1),
+                                   Escape: () => { this.pinR = null; this.hoverR = null; this.draw(); } });
     const fn = map[ev.key];
     if (!fn || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     ev.preventDefault(); ev.stopPropagation(); fn();
@@ -600,6 +657,11 @@ class Timeline {
 
   chatBox(b, eng, c, T) {
     const box = el("div", "chat"), head = el("div", "head"), text = el("div", "text"), status = el("div", "status");
+    const f = this.focusR();
+    if (f !== null) box.classList.add(b.r === f ? "hl" : "dim");
+    box.dataset.r = b.r;
+    box.onmouseenter = () => this.setHoverR(b.r); box.onmouseleave = () => this.setHoverR(null);
+    box.onclick = () => this.pin(b.r);
     head.textContent = fill(T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
     const n = lastBelow(b.tok, c + 1e-6) + 1;  // tokens emitted by the cursor
     let line = "";

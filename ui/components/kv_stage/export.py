@@ -29,7 +29,8 @@ DEFAULT_SPEED = 1  # 5 steps/s: slow enough to read the caption of each step
 _TEXT_KEYS = ("first", "prev", "next", "last", "play", "pause", "speed_help", "step_of", "at_ms", "scrub", "jump",
               "jump_none", "keys", "grid_title", "grid_note", "free_title", "free_none", "tables_title", "tables_none",
               "table_n", "spark", "tip", "tip_owner", "tip_free", "tip_cached", "tip_filled", "tip_queue",
-              "tip_changed", "seq", "seq_sample", "blank")
+              "tip_changed", "seq", "seq_sample", "blank", "ord_1", "ord_2", "ord_3", "ord_n", "focus_gap",
+              "focus_others")
 _CAPTIONS = ("none", "hit", "cow", "evict", "evict_nofor", "fork", "alloc", "free", "free_rejected", "preempt",
              "cached", "kept", "more")
 # (id(trace), lang, eviction) -> (trace, data); holding the trace keeps its id from being reused while cached.

@@ -8,7 +8,16 @@
 
 const F = 5;  // per block and step: owner request (-1 free), sample, ref count, cached 0/1, tokens filled
 const SHOW_CAPTIONS = 3;  // caption lines drawn; the rest are counted in one "… and N more" line
-const SLIDE_GRID_PX = 200;  // a chapter slide's grid box (ui/kv_stage.css .kvs.slide .gridscroll): four rows
+const SLIDE_ROW_PX = 25;  // a chapter slide's grid row: 22 px cells + 3 px gap (kv_stage.css .kvs.slide .cell)
+const SLIDE_GRID_PX = 8 * SLIDE_ROW_PX;  // the slide's grid box shows eight rows (css .kvs.slide .gridscroll)
+const FOCUS_HEAD = 1, FOCUS_TAIL = 3;  // a slide's focus tables: the first and last logical blocks, "⋮" between
+
+// A free-queue place as an ordinal ("1st", "2nd", 中文 "第1"), never "#0": a bare number reads as a block id.
+function ordinal(t, n) {
+  const teen = n % 100 >= 11 && n % 100 <= 13, last = n % 10;
+  const key = teen || last > 3 || last === 0 ? "ord_n" : "ord_" + last;
+  return fill(t(key), { n });
+}
 
 function shortList(ids, limit = 8) {
   return ids.slice(0, limit).join(", ") + (ids.length > limit ? " …" : "");
@@ -103,7 +112,7 @@ class KvStage {
     if (d.slide) {  // a lecture chapter's slide (1280×720): grid and legend beside the block tables; CSS hides the rest
       box.classList.add("slide");
       const cols = el("div", "cols"), left = el("div", "left");
-      left.append(grid, legend); cols.append(left, tables); box.append(cols, free, spark);
+      left.append(grid); cols.append(left, tables); box.append(cols, legend, free, spark);  // the legend: one line
     } else {
       box.append(grid, legend, free, spark, tables);
     }
@@ -267,7 +276,7 @@ class KvStage {
       o.textContent = used ? "R" + owner : "";
       r.textContent = used && ref > 1 ? "×" + ref : "";
       k.textContent = cached ? "●" : "";
-      qs.textContent = !used && q >= 0 ? "#" + q : "";
+      qs.textContent = !used && q >= 0 ? ordinal((k) => this.t(k), q + 1) : "";
       const kind = this.mainKind(mask);
       badge.textContent = kind >= 0 ? GLYPHS[d.change_kinds[kind]] : "";
       badge.style.background = kind >= 0 ? d.change_colours[kind] : "";
@@ -275,15 +284,15 @@ class KvStage {
       // A rare change's badge (its top-right corner overlaps the next cell) stays above a neighbour's allocation.
       node.style.zIndex = kind >= 0 && RARE.has(d.change_kinds[kind]) ? "2" : "";
     }
-    // A cache taller than the scroll box (CSS: 440 px, a slide's SLIDE_GRID_PX, rows of 46 + 4 px) follows the block
+    // A cache taller than the scroll box (CSS: 440 px, rows of 46 + 4 px; a slide's SLIDE_GRID_PX, SLIDE_ROW_PX) follows the block
     // the caption's first line is about (captions come ranked: a copy-on-write before the hits of the same step), else
     // the first changed block. Its place is computed, not measured: reading layout would force a reflow every step.
     const lead = this.d.captions[i][0], leadBlock = lead && lead.b && lead.b.length ? lead.b[0] : -1;
     const follow = ch.has(leadBlock) ? leadBlock : firstChanged;
-    const rowPx = 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
+    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
     if (follow >= 0 && rows * rowPx > boxPx) {
       const top = Math.floor(follow / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
-      if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - 8, 0);
+      if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - (this.d.slide ? rowPx - 8 : 8), 0);  // a slide: one row above, whole
     }
   }
 
@@ -302,7 +311,7 @@ class KvStage {
     if (!head.length) { this.freeStrip.replaceChildren(el("span", "none", this.t("free_none"))); return; }
     this.freeStrip.replaceChildren(...head.map((b, n) => {
       const cached = this.at(i, b, 3), chip = el("span", "fq" + (cached ? " cached" : ""));
-      chip.appendChild(el("small", "", "#" + n)); chip.appendChild(document.createTextNode(String(b)));
+      chip.appendChild(el("small", "", ordinal((k) => this.t(k), n + 1))); chip.appendChild(document.createTextNode("→ " + b));
       if (cached) { chip.style.background = d.cached_colour; chip.style.color = d.cached_ink; }
       chip.dataset.b = b;
       chip.onmouseenter = () => this.setHover({ blocks: [b] }); chip.onmouseleave = () => this.setHover(null);
@@ -311,6 +320,7 @@ class KvStage {
   }
 
   drawTables(i) {
+    if (this.d.slide) { this.drawFocus(i); return; }
     const rows = this.tables[i], d = this.d, ch = this.changes[i];
     // Same tables and no block changed now or in the step drawn before (whose rings must go): nothing to redo.
     if (rows === this.drawnRows && !ch.size && !this.drawnRings) return;
@@ -333,6 +343,97 @@ class KvStage {
       row.onmouseleave = () => this.setHover(null);
       return row;
     }));
+  }
+
+  // A slide's block-table panel: the tables of the request the story is about (the last one a caption named, whose
+  // tables still exist), every sample side by side, each cut to its first and last logical blocks plus the ones that
+  // changed or that the samples map differently; at a copy-on-write, the two physical blocks under them. The other
+  // tables are one line of names (hover: their blocks). /kv keeps every table in full (drawTables).
+  focusRequest(i) {
+    const live = new Set(this.tables[i].map(([r]) => r));
+    for (let k = i; k >= 0; k--) for (const c of this.d.captions[k]) if (c.r !== null && c.r !== undefined && live.has(c.r)) return c.r;
+    return this.tables[i].length ? this.tables[i][0][0] : -1;
+  }
+
+  focusIndices(rows, ch) {
+    const len = Math.max(...rows.map(([, , ids]) => ids.length)), keep = new Set();
+    for (let k = 0; k < Math.min(FOCUS_HEAD, len); k++) keep.add(k);
+    for (let k = Math.max(len - FOCUS_TAIL, 0); k < len; k++) keep.add(k);
+    const differ = [], changed = [];
+    for (let k = 0; k < len; k++) {
+      const ids = rows.map(([, , t]) => t[k]);
+      if (ids.some((b) => b !== ids[0])) differ.push(k);
+      if (ids.some((b) => b !== undefined && ch.has(b))) changed.push(k);
+    }
+    differ.slice(-2).forEach((k) => keep.add(k));
+    if (changed.length <= 2) changed.forEach((k) => keep.add(k));
+    return { shown: [...keep].sort((a, b) => a - b), differ: new Set(differ) };
+  }
+
+  drawFocus(i) {
+    const d = this.d, ch = this.changes[i], r = this.focusRequest(i), all = this.tables[i];
+    const sig = `${r}|${i}`;
+    if (sig === this.drawnFocus) return;
+    this.drawnFocus = sig; this.box.dataset.cow = "";
+    if (!all.length) { this.tableBox.replaceChildren(el("div", "none", this.t("tables_none"))); this.box.dataset.focus = ""; return; }
+    const rows = all.filter(([q]) => q === r), { shown, differ } = this.focusIndices(rows, ch);
+    const cols = el("div", "fcols");
+    rows.forEach(([q, s, ids]) => {
+      const label = rows.length > 1 ? fill(this.t("seq_sample"), { r: q, s }) : this.seqName(q, s);  // "sample 0" too
+      const col = el("div", "fcol"), name = el("span", "seq", label);
+      name.style.background = d.owner_colours[q % d.owner_colours.length]; name.style.color = d.owner_ink[q % d.owner_ink.length];
+      name.appendChild(el("small", "", fill(this.t("table_n"), { n: ids.length })));
+      name.onmouseenter = () => this.setHover({ blocks: ids }); name.onmouseleave = () => this.setHover(null);
+      col.appendChild(name);
+      let prev = -1;
+      shown.forEach((logical) => {
+        if (logical - prev > 1) col.appendChild(el("div", "gap", fill(this.t("focus_gap"), { n: logical - prev - 1 })));
+        prev = logical;
+        const b = ids[logical];
+        if (b === undefined) { col.appendChild(el("div", "map none", "—")); return; }
+        const ref = this.at(i, b, 2);
+        const chip = el("div", "map" + (ch.has(b) ? " changed" : "") + (ref > 1 ? " shared" : "") + (differ.has(logical) ? " differ" : ""));
+        chip.dataset.b = b;
+        chip.append(el("small", "", String(logical)), document.createTextNode("→ " + b + (ref > 1 ? " ×" + ref : "")));
+        if (ch.has(b)) chip.style.setProperty("--ring", d.change_colours[Math.max(this.mainKind(ch.get(b)), 0)]);
+        chip.onmouseenter = () => this.setHover({ blocks: [b], cell: b }); chip.onmouseleave = () => this.setHover(null);
+        col.appendChild(chip);
+      });
+      cols.appendChild(col);
+    });
+    const parts = [cols], cow = d.captions[i].find((c) => c.k === "cow");
+    if (cow) parts.push(this.cowFigure(i, cow));
+    const others = [...new Set(all.map(([q]) => q))].filter((q) => q !== r);
+    if (others.length) {
+      const line = el("div", "others", this.t("focus_others"));
+      others.forEach((q) => {
+        const ids = all.filter(([x]) => x === q).flatMap(([, , t]) => t), chip = el("span", "seq", this.seqName(q, 0));
+        chip.style.background = d.owner_colours[q % d.owner_colours.length]; chip.style.color = d.owner_ink[q % d.owner_ink.length];
+        chip.onmouseenter = () => this.setHover({ blocks: ids }); chip.onmouseleave = () => this.setHover(null);
+        line.appendChild(chip);
+      });
+      parts.push(line);
+    }
+    this.tableBox.replaceChildren(...parts);
+    this.box.dataset.focus = rows.map(([q, s]) => q + "." + s).join(" ");
+  }
+
+  // The copy-on-write drawn: the shared block the sample wrote to, ⇉, its private copy, each as the grid draws it.
+  cowFigure(i, c) {
+    const d = this.d, fig = el("div", "cowfig"), kind = d.change_kinds.indexOf("cow");
+    const block = (b) => {
+      const owner = this.at(i, b, 0), ref = this.at(i, b, 2), w = el("div", "cowblock");
+      w.dataset.b = b;
+      const cell = el("span", "cowcell", (owner >= 0 ? fill(this.t("seq_sample"), { r: owner, s: this.at(i, b, 1) }) : "") + (ref > 1 ? " ×" + ref : ""));
+      if (owner >= 0) { cell.style.background = d.owner_colours[owner % d.owner_colours.length]; cell.style.color = d.owner_ink[owner % d.owner_ink.length]; }
+      w.append(el("span", "cowid", fill(this.t("tip"), { b })), cell);
+      w.onmouseenter = () => this.setHover({ blocks: [b], cell: b }); w.onmouseleave = () => this.setHover(null);
+      return w;
+    };
+    const arrow = el("span", "cowarrow", GLYPHS.cow); arrow.style.color = d.change_colours[kind];
+    fig.append(block(c.from), arrow, block(c.b[0]));
+    this.box.dataset.cow = c.from + ">" + c.b[0];
+    return fig;
   }
 
   drawSpark(i) {
@@ -362,7 +463,7 @@ class KvStage {
     this.box.querySelectorAll(".hl").forEach((e) => e.classList.remove("hl"));
     if (!h) { this.tip.style.display = "none"; return; }
     on.forEach((b) => { if (this.cells[b]) this.cells[b].node.classList.add("hl"); });
-    this.box.querySelectorAll(".map, .fq").forEach((e) => { if (on.has(+e.dataset.b)) e.classList.add("hl"); });
+    this.box.querySelectorAll(".map, .fq, .cowblock").forEach((e) => { if (on.has(+e.dataset.b)) e.classList.add("hl"); });
     if (h.cell === undefined) { this.tip.style.display = "none"; return; }
     const b = h.cell, i = this.cursor, T = (k) => this.t(k);
     const owner = this.at(i, b, 0), ref = this.at(i, b, 2), cached = this.at(i, b, 3), filled = this.at(i, b, 4);
@@ -370,7 +471,7 @@ class KvStage {
     lines.push(ref > 0 && owner >= 0 ? fill(T("tip_owner"), { r: this.seqName(owner, this.at(i, b, 1)), ref }) : T("tip_free"));
     if (cached) lines.push(T("tip_cached"));
     lines.push(fill(T("tip_filled"), { n: filled, size: this.d.block_size }));
-    const q = this.heads[i].indexOf(b); if (q >= 0 && ref === 0) lines.push(fill(T("tip_queue"), { q }));
+    const q = this.heads[i].indexOf(b); if (q >= 0 && ref === 0) lines.push(fill(T("tip_queue"), { q: ordinal(T, q + 1) }));
     const mask = this.changes[i].get(b) || 0;
     if (mask) lines.push(fill(T("tip_changed"), { kinds: this.d.change_kinds.filter((_, k) => mask & (1 << k)).map((k) => T("k_" + k)).join(", ") }));
     this.tip.textContent = lines.join("\n"); this.tip.style.display = "block";

@@ -25,12 +25,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.keys": ("← → step · Home/End · Space plays", "← → 单步 · Home/End · 空格播放"),
     "kvs.grid_title": ("Physical blocks after this step", "这一步之后的物理块"),
     "kvs.grid_note": ("A row holds 16 blocks; the number on its left is the first one's id. R3 = owner request "
-                      "(colour), ×N = ref count, ● = cached prefix key, #n = place in the free queue (#0 is reused "
-                      "next). A ringed cell changed in this step; hover for details.",
+                      "(colour), ×N = ref count, ● = cached prefix key, 1st, 2nd … = place in the free queue (the "
+                      "1st is reused next). A ringed cell changed in this step; hover for details.",
                       "每行 16 个块，左边的数字是这一行第一个块的编号。R3 = 所属请求（颜色），×N = 引用计数，● = 存有"
-                      "缓存的前缀键，#n = 在空闲队列中的位置（#0 下一个被复用）。带圈的格子在这一步有变化；把鼠标移上去"
-                      "看详情。"),
-    "kvs.free_title": ("Free queue, reused first on the left", "空闲队列：最左边的最先被复用"),
+                      "缓存的前缀键，第1、第2 … = 在空闲队列中的位次（第1 个下一个被复用）。带圈的格子在这一步有变化；"
+                      "把鼠标移上去看详情。"),
+    "kvs.free_title": ("Free queue (place → block), reused first on the left", "空闲队列（位次 → 块）：最左边的最先被复用"),
+    "kvs.ord_1": ("{n}st", "第{n}"),
+    "kvs.ord_2": ("{n}nd", "第{n}"),
+    "kvs.ord_3": ("{n}rd", "第{n}"),
+    "kvs.ord_n": ("{n}th", "第{n}"),
+    "kvs.focus_gap": ("⋮ {n} more", "⋮ 还有 {n} 个"),
+    "kvs.focus_others": ("Other tables:", "其他块表："),
     "kvs.free_none": ("no free block: the next allocation must preempt", "没有空闲块：下一次分配只能抢占"),
     "kvs.tables_title": ("Block tables: logical block → physical block", "块表：逻辑块 → 物理块"),
     "kvs.tables_none": ("No sequence holds blocks after this step.", "这一步之后没有序列持有块。"),
@@ -49,7 +55,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.tip_free": ("free", "空闲"),
     "kvs.tip_cached": ("holds a cached prefix key ●", "存有缓存的前缀键 ●"),
     "kvs.tip_filled": ("{n} of {size} token slots filled", "已填 {n} / {size} 个 token 位置"),
-    "kvs.tip_queue": ("free-queue position #{q}", "空闲队列位置 #{q}"),
+    "kvs.tip_queue": ("{q} in the free queue", "空闲队列中排{q}"),
     "kvs.tip_changed": ("this step: {kinds}", "这一步：{kinds}"),
     "kvs.c.none": ("No block changed: the running sequences wrote their new tokens into blocks they already hold.",
                    "没有块发生变化：运行中的序列把新 token 写进了它们已有的块。"),
