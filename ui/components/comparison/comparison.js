@@ -68,6 +68,7 @@ class Timeline {
     this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastGrid = -2;
     this.build();
     this.draw();
+    this.save();  // a re-mount before any move (the question answered) still knows the question held the cursor
   }
 
   t(name) { return this.d.text[name] || name; }
@@ -255,9 +256,32 @@ class Timeline {
     return [...seen].sort((a, b) => a - b);
   }
 
+  // Lecture mode (data.fit_to, a selector of what must stay on the slide under the stage, e.g. the question and its
+  // verdict): the canvas gives up height, never below data.fit_min_px, until that element's bottom is inside the
+  // window. Everything above the canvas and between it and that element keeps its size, so the result does not
+  // depend on the canvas's current height (no feedback); a chat window too short for its words keeps its head and
+  // status lines (class "tight").
+  fit() {
+    const d = this.d, target = d.fit_to && document.querySelector(d.fit_to);
+    if (!target || !this.canvas.isConnected) return;
+    const r = this.canvas.getBoundingClientRect(), below = target.getBoundingClientRect().bottom - r.bottom;
+    const scroller = document.querySelector('[data-testid="stMain"]'), top = r.top + (scroller ? scroller.scrollTop : 0);
+    const room = Math.floor(window.innerHeight - 6 - top - below);
+    // Short of room, the moments' buttons go first (a clicker's PageDown still walks them), for good: were they to
+    // come back whenever the room sufficed, the room would shrink again and the stage flicker between the two.
+    if (room < d.height_px && !this.fitted) { this.fitted = true; this.box.classList.add("fitted"); this.fit(); return; }
+    const h = Math.max(Math.min(d.height_px, room), Math.min(d.fit_min_px || d.height_px, d.height_px));
+    if (h === this.fitH) return;
+    this.fitH = h; this.draw();
+    if (this.chatCol) this.chatCol.classList.toggle("tight", h < d.height_px);
+    this.box.dataset.fitPx = String(h);
+  }
+
+  height() { return this.fitH || this.d.height_px; }
+
   draw() {
     const d = this.d, c = this.canvas, dpr = window.devicePixelRatio || 1;
-    const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300), height = d.height_px;
+    const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300), height = this.height();
     if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
       c.width = Math.round(width * dpr); c.height = Math.round(height * dpr); c.style.height = height + "px";
     }
@@ -293,7 +317,8 @@ class Timeline {
     const i = lastBelow(st.s, this.cursor);  // the step running at (or just finished by) the cursor
     ctx.font = `600 ${font}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "left";
     const idle = i >= 0 && this.cursor > st.s[i] + st.d[i] + 1e-6;
-    const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i], total: st.n.length });
+    // Counted from 1 (the engine numbers its steps from 0), so the run's last step reads "step N of N".
+    const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i] + 1, total: st.n.length });
     // The engine's name gives way (…) before its step number does, so a long name never runs off the panel.
     const room = (this.plot.clientWidth || 600) - 12 - ctx.measureText(` · ${stepText}`).width;
     let name = `${e.tag} · ${e.label}`;
@@ -425,7 +450,7 @@ class Timeline {
     if (what === "kv") return e.tip;
     if (what === "step") {
       const st = e.steps, a = st.s[j], b = st.s[j] + st.d[j];
-      return fill(T.tip_step, { engine: e.label, n: st.n[j], kind: T["kind_" + st.k[j]], from: fmt(a, 1), to: fmt(b, 1),
+      return fill(T.tip_step, { engine: e.label, n: st.n[j] + 1, kind: T["kind_" + st.k[j]], from: fmt(a, 1), to: fmt(b, 1),
                                 dur: fmt(st.d[j], 1), p: fmt(st.p[j], 0), dec: fmt(st.dc[j], 0) });
     }
     const s = e.segs, kind = KINDS[s.k[j]], a = s.s[j], b = s.e[j];
@@ -524,10 +549,16 @@ export default function (component) {
   host.__cv = tl;
   if (restored) tl.saveUrlSoon();
   const onKey = (ev) => tl.onKey(ev);
-  const onResize = () => tl.draw();
+  const onResize = () => { tl.fit(); tl.draw(); };
   window.addEventListener("keydown", onKey, true);
   window.addEventListener("resize", onResize);
-  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); };
+  // Lecture mode's fit (data.fit_to): the page's elements under the stage arrive and grow after the mount (the
+  // question's verdict comes with the same rerun), so the fit follows the main block's size.
+  const page = data.fit_to && document.querySelector('[data-testid="stMainBlockContainer"]');
+  const sizer = page ? new ResizeObserver(() => tl.fit()) : null;
+  if (sizer) sizer.observe(page);
+  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize);
+                        if (sizer) sizer.disconnect(); };
   return () => {
     if (host.__cv === tl) { tl.unlisten(); tl.destroy(); host.__cv = null; }
   };
