@@ -127,6 +127,8 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
     key, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
     out = {"slide": True, "notes": notes(ch, traces), "stops": stops(ch, traces), "zoom_ms": 300.0,
            "hold_ms": None if done or key is None else hold_s(key, first) * 1e3,
+           # The question's moment stays a clicker stop once answered: PageUp after the reveal returns to it.
+           "question_ms": None if key is None else hold_s(key, first) * 1e3,
            "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
     if chats:
         # The kitchen seats every table (six requests, three rows); other chapters show the document and 3 chats.

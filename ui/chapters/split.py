@@ -119,6 +119,7 @@ def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
     return {"slide": True, "notes": drawn, "stops": stops, "transfers": transfers(runs), "legend_extra": legend,
             "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
             "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn),
+            "question_ms": hold_ms(ch, runs),  # PageUp after the reveal returns to the question's moment
             **lecture_fit(SLIDE_HEIGHT_PX)}
 
 

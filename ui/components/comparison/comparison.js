@@ -82,9 +82,11 @@ class Timeline {
   held() { return this.d.hold_ms != null && !this.revealed; }
 
   // Where PageDown / PageUp stop: the chapter's moments (data.stops) or the page's bookmarks, in time order.
+  // The question's moment (data.question_ms) is one of them, so PageUp right after a reveal returns to it.
   stops() {
-    const list = this.d.stops || this.d.bookmarks;
-    return [...new Set(list.map((m) => this.clamp(m.t_ms)))].sort((a, b) => a - b);
+    const list = (this.d.stops || this.d.bookmarks).map((m) => m.t_ms);
+    if (this.d.question_ms != null) list.push(this.d.question_ms);
+    return [...new Set(list.map((ms) => this.clamp(ms)))].sort((a, b) => a - b);
   }
 
   stopBy(n) {
@@ -135,9 +137,13 @@ class Timeline {
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
     if (d.chats) { this.chatCol = el("div", "chats"); stage.appendChild(this.chatCol); stage.classList.add("with-chats"); }
     const row = el("div", "row"), legend = el("div", "legend"), marks = el("div", "marks");
+    // `/` (not a slide): the legend comes before the lanes, above the fold, and (but in lecture mode, where the
+    // teacher says it) the one line saying what they are.
+    if (!d.slide && !d.present && d.text.guide) box.insertBefore(el("div", "guide", d.text.guide), stage);
+    if (!d.slide) box.insertBefore(row, stage);
     d.legend.concat(d.legend_extra || []).forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
     this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
-    row.appendChild(legend); row.appendChild(marks); box.appendChild(row);
+    row.appendChild(legend); row.appendChild(marks); if (d.slide) box.appendChild(row);
     if (!d.slide) box.appendChild(this.cards());
     this.why = el("div", "why"); if (!d.slide) box.appendChild(this.why);
     this.blankCover = el("div", "cover", this.t("blank")); box.appendChild(this.blankCover);
@@ -154,7 +160,16 @@ class Timeline {
   }
 
   markButtons(holder, marks) {
-    marks.forEach((m) => { const b = el("button", "mark", m.label); b.title = m.title || m.label; b.onclick = () => this.jumpTo(m.t_ms); holder.appendChild(b); });
+    this.markBtns = (this.markBtns || []).concat(marks.map((m) => {
+      const b = el("button", "mark", m.label); b.title = m.title || m.label; b.onclick = () => this.jumpTo(m.t_ms);
+      holder.appendChild(b); return [m, b];
+    }));
+  }
+
+  // The moment the cursor stands on (a bookmark's or a stop's end), named in the readout and its button lit.
+  moment() {
+    const list = this.d.stops || this.d.bookmarks || [];
+    return list.find((m) => Math.abs(m.t_ms - this.cursor) < 1e-3);
   }
 
   cards() {
@@ -189,10 +204,14 @@ class Timeline {
 
   gridIndex() { return lastBelow(this.d.grid_ms, this.cursor + 1e-6); }
 
+  // ← / →: to the previous / next step end (of any engine) at least a pixel away, so every press draws a change
+  // (two engines' step ends 0.08 ms apart made the first → on `/` look dead).
   stepBy(n) {
     this.pause();
-    const g = this.d.grid_ms, i = this.gridIndex();
-    const target = n > 0 ? Math.min(i + n, g.length - 1) : Math.max(lastBelow(g, this.cursor - 1e-6) + 1 + n, 0);
+    const g = this.d.grid_ms, [x0, x1] = this.window(), px = (x1 - x0) / Math.max(this.plot.clientWidth || 600, 100);
+    let target = n > 0 ? Math.min(this.gridIndex() + n, g.length - 1) : Math.max(lastBelow(g, this.cursor - 1e-6) + 1 + n, 0);
+    while (n > 0 && target < g.length - 1 && g[target] - this.cursor < px) target++;
+    while (n < 0 && target > 0 && this.cursor - g[target] < px) target--;
     this.cursor = this.clamp(g[Math.max(target, 0)]); this.draw(); this.saveUrlSoon();
   }
 
@@ -409,12 +428,15 @@ class Timeline {
   }
 
   afterDraw(stepIdx) {
-    const d = this.d;
+    const d = this.d, ds = this.box.dataset;
     this.draws++;
     const g = this.gridIndex();
     if (g !== this.lastGrid) { if (this.lastGrid >= -1 && g > this.lastGrid + 1 && this.playing) this.dropped += g - this.lastGrid - 1; this.stepsShown++; this.lastGrid = g; }
     this.scrub.value = this.cursor;
-    this.readout.textContent = fill(this.t("cursor"), { ms: fmt(this.cursor, 1) });
+    const at = this.moment();
+    this.readout.textContent = fill(this.t("cursor"), { ms: fmt(this.cursor, 1) }) + (at ? ` · ${at.label}` : "");
+    (this.markBtns || []).forEach(([m, b]) => b.classList.toggle("on", m === at));
+    ds.moment = at ? at.label : "";
     this.followBtn.classList.toggle("on", this.follow);
     this.why.replaceChildren(...d.engines.map((e, k) => {
       const line = el("div"); const i = stepIdx[k];
@@ -422,7 +444,6 @@ class Timeline {
       line.appendChild(document.createTextNode(i >= 0 ? e.why[i] : this.t("no_step")));
       return line;
     }));
-    const ds = this.box.dataset;
     ds.cursorMs = this.cursor.toFixed(3); ds.draws = this.draws; ds.stepsShown = this.stepsShown;
     ds.dropped = this.dropped; ds.playing = this.playing ? "1" : "0"; ds.cursorX = (this.cursorX || 0).toFixed(1);
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
