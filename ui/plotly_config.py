@@ -16,6 +16,8 @@ Invariant: an English page gets exactly the config it asked for; a 中文 page t
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from ui.i18n import current_lang
@@ -77,7 +79,9 @@ def lecture_fonts(figure: go.Figure, tick_px: int = TICK_MIN_PX, text_px: int = 
     if lay.title.text:
         figure.update_layout(title_font_size=_at_least(lay.title.font.size, text_px))
     for axis in (*figure.select_xaxes(), *figure.select_yaxes()):
-        axis.update(tickfont_size=_at_least(axis.tickfont.size, tick_px),
+        # A log axis draws the digits between its decades ("2", "5") at 3/4 of the tick size: those too ≥ tick_px.
+        floor = math.ceil(tick_px / 0.75) if axis.type == "log" else tick_px
+        axis.update(tickfont_size=_at_least(axis.tickfont.size, floor),
                     title_font_size=_at_least(axis.title.font.size, text_px))
     figure.for_each_annotation(lambda a: a.update(font_size=_at_least(a.font.size, text_px)))
     for trace in figure.data:

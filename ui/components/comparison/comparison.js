@@ -343,6 +343,7 @@ class Timeline {
     let name = `${e.tag} · ${e.label}`;
     while (name.length > 4 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
     ctx.fillText(`${name} · ${stepText}`, 4, top + font + 2);
+    (this.counters = this.counters || [])[k] = stepText;  // read back as data-counters (tests)
     const laneTop = top + font + 8, stepH = Math.max(font, 14);
     const small = d.present ? d.tick_px : d.tick_px - 2;  // lecture mode: no text under 16 px
     ctx.font = `${small}px sans-serif`; ctx.fillText(this.t("steps"), 2, laneTop + stepH - 3);
@@ -436,7 +437,7 @@ class Timeline {
     const at = this.moment();
     this.readout.textContent = fill(this.t("cursor"), { ms: fmt(this.cursor, 1) }) + (at ? ` · ${at.label}` : "");
     (this.markBtns || []).forEach(([m, b]) => b.classList.toggle("on", m === at));
-    ds.moment = at ? at.label : "";
+    ds.moment = at ? at.label : ""; ds.counters = (this.counters || []).join(" | ");
     this.followBtn.classList.toggle("on", this.follow);
     this.why.replaceChildren(...d.engines.map((e, k) => {
       const line = el("div"); const i = stepIdx[k];
