@@ -59,8 +59,10 @@ class Timeline {
     this.revealed = data.hold_ms != null && saved.revealedHold === data.hold_ms;
     let start = saved.cursor !== undefined ? saved.cursor : data.t0_ms;
     // The question was just answered: go to the moment it asked about.
-    if (saved.held && data.hold_ms == null && data.reveal_ms != null) start = data.reveal_ms;
+    const answered = saved.held && data.hold_ms == null && data.reveal_ms != null;
+    if (answered) start = data.reveal_ms;
     this.cursor = this.clamp(start);
+    this.afterReveal = answered;  // PageUp right after a reveal goes back to the question's moment
     this.blank = false;
     this.speed = saved.speed ?? data.default_speed;  // index into data.speeds
     this.follow = saved.follow ?? true;
@@ -91,8 +93,10 @@ class Timeline {
 
   stopBy(n) {
     if (n > 0 && this.held() && this.cursor >= this.d.hold_ms - 1e-6) {  // at the question: reveal its moment
-      this.revealed = true; this.jumpTo(this.d.reveal_ms != null ? this.d.reveal_ms : this.d.hold_ms); return;
+      this.revealed = true; this.jumpTo(this.d.reveal_ms != null ? this.d.reveal_ms : this.d.hold_ms);
+      this.afterReveal = true; return;
     }
+    if (n < 0 && this.afterReveal && this.d.question_ms != null) { this.jumpTo(this.d.question_ms); return; }
     const s = this.stops(), c = this.cursor;
     const next = n > 0 ? s.find((v) => v > c + 1e-6) : [...s].reverse().find((v) => v < c - 1e-6);
     this.jumpTo(next !== undefined ? next : n > 0 ? this.clamp(this.d.end_ms) : 0);
@@ -130,7 +134,7 @@ class Timeline {
     box.appendChild(bar);
     this.scrub = el("input", "scrub"); this.scrub.type = "range"; this.scrub.min = 0; this.scrub.max = d.end_ms;
     this.scrub.step = "any"; this.scrub.setAttribute("aria-label", this.t("time"));
-    this.scrub.oninput = () => { this.pause(); this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
+    this.scrub.oninput = () => { this.pause(); this.afterReveal = false; this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
     // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
     (d.slide ? bar : box).appendChild(this.scrub);
     const stage = el("div", "stage"), plot = el("div", "plot"); this.canvas = el("canvas"); this.tip = el("div", "tip");
@@ -212,16 +216,16 @@ class Timeline {
     let target = n > 0 ? Math.min(this.gridIndex() + n, g.length - 1) : Math.max(lastBelow(g, this.cursor - 1e-6) + 1 + n, 0);
     while (n > 0 && target < g.length - 1 && g[target] - this.cursor < px) target++;
     while (n < 0 && target > 0 && this.cursor - g[target] < px) target--;
-    this.cursor = this.clamp(g[Math.max(target, 0)]); this.draw(); this.saveUrlSoon();
+    this.afterReveal = false; this.cursor = this.clamp(g[Math.max(target, 0)]); this.draw(); this.saveUrlSoon();
   }
 
-  jumpTo(ms) { this.pause(); this.cursor = this.clamp(ms); this.draw(); this.saveUrlSoon(); }
+  jumpTo(ms) { this.afterReveal = false; this.pause(); this.cursor = this.clamp(ms); this.draw(); this.saveUrlSoon(); }
 
   toggle() { if (this.playing) this.pause(); else this.play(); }
 
   play() {
     if (this.cursor >= this.clamp(this.d.end_ms) - 1e-6) this.cursor = 0;
-    this.playing = true; this.acc = 0; this.last = performance.now();
+    this.playing = true; this.acc = 0; this.last = performance.now(); this.afterReveal = false;
     this.playBtn.textContent = this.t("pause"); this.playBtn.classList.add("on");
     this.box.dataset.playing = "1";
     const tick = (now) => {
