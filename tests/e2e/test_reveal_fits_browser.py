@@ -117,6 +117,7 @@ def _check_chapter(page, number: int, lang: str, scheme: str) -> None:
         assert _inside(m["stage"]) and _inside(m["predict"]), ("PageDown", number, lang, scheme, m)
         page.keyboard.press("PageUp")  # right after the reveal: back to the question's moment
         assert abs(float(box.get_attribute("data-cursor-ms")) - question_ms) < 1e-2, (number, lang, scheme)
+        page.keyboard.press("PageDown")  # revealed again: the answer's screenshot shows the moment asked about
     _answer(page, number)
     m = _wait_inside(page, ("stage", "predict", "verdict", "metric"))
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-answered.png"))
