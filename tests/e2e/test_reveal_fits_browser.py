@@ -113,11 +113,15 @@ def _check_chapter(page, number: int, lang: str, scheme: str) -> None:
         question_ms = float(box.get_attribute("data-cursor-ms"))
         page.keyboard.press("PageDown")
         expect(box).to_have_attribute("data-held", "0")
+        reveal_ms = float(box.get_attribute("data-cursor-ms"))
         m = _wait_inside(page, ("stage", "predict"))
         assert _inside(m["stage"]) and _inside(m["predict"]), ("PageDown", number, lang, scheme, m)
         page.keyboard.press("PageUp")  # right after the reveal: back to the question's moment
         assert abs(float(box.get_attribute("data-cursor-ms")) - question_ms) < 1e-2, (number, lang, scheme)
-        page.keyboard.press("PageDown")  # revealed again: the answer's screenshot shows the moment asked about
+        for _ in range(8):  # on to the revealed moment again, so the answer's screenshot shows it
+            if abs(float(box.get_attribute("data-cursor-ms")) - reveal_ms) < 1e-2:
+                break
+            page.keyboard.press("PageDown")
     _answer(page, number)
     m = _wait_inside(page, ("stage", "predict", "verdict", "metric"))
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-answered.png"))
