@@ -122,6 +122,7 @@ def _check_chapter(page, number: int, lang: str, scheme: str) -> None:
             if abs(float(box.get_attribute("data-cursor-ms")) - reveal_ms) < 1e-2:
                 break
             page.keyboard.press("PageDown")
+        page.wait_for_timeout(400)  # the cursor reaches the URL 250 ms after a move (what a rerun starts from)
     _answer(page, number)
     m = _wait_inside(page, ("stage", "predict", "verdict", "metric"))
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-answered.png"))
