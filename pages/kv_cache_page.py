@@ -11,7 +11,7 @@ from ui.kv.stage import render_stage
 from ui.kv.text import chart_labels, rejection_markdown
 from ui.components.offline.download import download_view
 from ui.runs import trace_or_error
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 st.title(t("kv.title"))
 st.markdown(t("kv.lesson"))
@@ -38,7 +38,8 @@ kv_metric_cards(trace, m, *((m, m_other) if caching else (m_other, m)))
 
 labels = chart_labels()
 st.subheader(t("kv.mem_title"))
-st.plotly_chart(charts.memory_figure(series, labels), width="stretch", key="kv_memory", config=chart_config())
+st.plotly_chart(lecture_fonts(charts.memory_figure(series, labels)), width="stretch",
+                key="kv_memory", config=chart_config())
 st.caption(t("kv.mem_caption", max_len=series.max_model_len_tokens))
 st.markdown(t("kv.fit", n=series.num_seqs, paged_prompts=series.num_fit_paged_prompts,
               paged_full=series.num_fit_paged_full, exact=series.num_fit_exact, max_len=series.num_fit_max_len))

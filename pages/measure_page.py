@@ -15,7 +15,7 @@ from ui.measure.sim import show_simulation
 from ui.page_common import base_scenario
 from ui.plain import md_escape
 from ui.url_state import choice, number
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 st.title(t("me.title"))
 st.markdown(t("me.lesson"))
@@ -52,7 +52,8 @@ def show_measurements(profile: CostProfile) -> None:
                  gbs=hw.hbm_bytes_per_s / 1e9))
     rows = compare_to_roofline(profile)
     labels = {key: t(f"me.lbl.{key}") for key in charts.LABEL_KEYS}
-    st.plotly_chart(charts.comparison_figure(rows, labels), width="stretch", key="me_chart", config=chart_config())
+    st.plotly_chart(lecture_fonts(charts.comparison_figure(rows, labels)), width="stretch",
+                    key="me_chart", config=chart_config())
     st.dataframe(charts.comparison_frame(rows, labels), hide_index=True, key="me_table",
                  height=35 * (len(rows) + 1) + 3)  # every point visible, no inner scrolling
     st.caption(t("me.ratio_note"))

@@ -12,7 +12,7 @@ from ui.paging.parts import compare, kv_curves, load_belady, reference_input, ru
 from ui.paging.stage import render as render_stage
 from ui.paging.text import anomaly_markdown, chart_labels
 from ui.url_state import choice, stepped_choice
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 st.title(t("pr.title"))
 st.markdown(t("pr.lesson"))
@@ -26,8 +26,9 @@ labels = chart_labels()
 st.subheader(t("pr.compare_head"))
 curves = compare(refs, frames, bit, tie)
 c = st.columns(2)
-c[0].plotly_chart(charts.faults_bar_figure(curves, alg, labels), width="stretch", key="pr_bar", config=chart_config())
-c[1].plotly_chart(charts.faults_curve_figure(curves, alg, labels), width="stretch",
+c[0].plotly_chart(lecture_fonts(charts.faults_bar_figure(curves, alg, labels)), width="stretch",
+                  key="pr_bar", config=chart_config())
+c[1].plotly_chart(lecture_fonts(charts.faults_curve_figure(curves, alg, labels)), width="stretch",
                   key="pr_curve", config=chart_config())
 st.markdown(anomaly_markdown(curves))
 st.caption(t("pr.compare_note"))
@@ -39,5 +40,5 @@ workload = choice(c[0], t("pr.kv_workload"), KV_WORKLOADS, "pr_kv_workload", "sh
 block_tokens = int(stepped_choice(c[1], t("pr.kv_block"), KV_BLOCK_TOKENS, "pr_kv_block", 16))
 kv = kv_curves(workload, block_tokens)
 st.markdown(t("pr.kv_lesson", n=kv.num_requests))
-st.plotly_chart(charts.kv_figure(kv, labels), width="stretch", key="pr_kv", config=chart_config())
+st.plotly_chart(lecture_fonts(charts.kv_figure(kv, labels)), width="stretch", key="pr_kv", config=chart_config())
 st.caption(t(f"pr.kv_note.{workload}"))

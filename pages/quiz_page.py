@@ -9,7 +9,7 @@ from ui.quiz.charts import evidence_figure
 from ui.fmt import si
 from ui.i18n import labeler, t
 from ui.plain import md_escape
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 SI_UNITS = {"flops": "FLOP", "bytes": "B"}
 FIGURES_PER_ROW = 3
@@ -35,7 +35,7 @@ def show_evidence(question_id: str, answer: str, ev: QuizEvidence) -> None:
             col.metric(t(f"qz.fig.{fig.label_key}"), figure_text(fig.value, fig.unit))
     chart = evidence_figure(ev.figures, {f.label_key: t(f"qz.fig.{f.label_key}") for f in ev.figures})
     if chart is not None:
-        st.plotly_chart(chart, width="stretch", key=f"qz_chart_{question_id}", config=chart_config())
+        st.plotly_chart(lecture_fonts(chart), width="stretch", key=f"qz_chart_{question_id}", config=chart_config())
     st.markdown(t(f"qz.explain.{question_id}"))
     with st.expander(t("qz.how_title")):
         st.code(inspect.getsource(QUESTIONS[question_id]), language="python")

@@ -13,7 +13,7 @@ from ui.page_common import base_scenario, metric_cards
 from ui.plain import md_escape
 from ui.runs import trace_or_error
 from ui.url_state import number
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 REAL_BUDGET_TOKENS = 512
 MAX_TOY_REQUESTS = 400  # the sidebar's limit, so the realistic run below can use the same count
@@ -50,7 +50,8 @@ with right:
     st.caption(t("sd.corrected_note"))
 chart_keys = ("request", "steps", "wait_mono", "wait_chunked", "abs_mono", "abs_chunked", "prompt")
 chart_labels = {k: t(f"sd.lbl.{k}") for k in chart_keys} | {"title": t("sd.chart_title")}
-st.plotly_chart(charts.ttft_figure(report, chart_labels), width="stretch", key="sd_ttft", config=chart_config())
+st.plotly_chart(lecture_fonts(charts.ttft_figure(report, chart_labels)), width="stretch",
+                key="sd_ttft", config=chart_config())
 
 st.subheader(t("sd.real"))
 base = base_scenario()

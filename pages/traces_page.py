@@ -6,7 +6,7 @@ from chunkviz.analysis.trace_summary import summarize_requests
 from ui.traces import charts
 from ui.i18n import t
 from ui.traces.parts import pick_requests, pick_source, replay, study
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 st.title(t("rt.title"))
 st.markdown(t("rt.lesson"))
@@ -25,9 +25,9 @@ st.table(charts.summary_frame({t("rt.col_loaded"): summarize_requests(load.reque
 st.caption(t("rt.cv_help"))
 labels = {key: t(f"rt.lbl.{key}") for key in charts.LABEL_KEYS}
 c = st.columns(2)
-c[0].plotly_chart(charts.arrivals_figure(requests, replayed.arrival_rate_per_s, labels), width="stretch",
+c[0].plotly_chart(lecture_fonts(charts.arrivals_figure(requests, replayed.arrival_rate_per_s, labels)), width="stretch",
                   key="rt_arrivals_chart", config=chart_config())
-c[1].plotly_chart(charts.lengths_figure(requests, labels), width="stretch",
+c[1].plotly_chart(lecture_fonts(charts.lengths_figure(requests, labels)), width="stretch",
                   key="rt_lengths_chart", config=chart_config())
 
 st.subheader(t("rt.replay"))
@@ -38,7 +38,8 @@ if any(r.segments is not None for r in in_window):
     st.markdown(t("rt.prefix_lesson"))
     with st.spinner(t("rt.studying", n=len(in_window))):
         curve = study(*source, window_s)
-    st.plotly_chart(charts.prefix_figure(curve, labels), width="stretch", key="rt_prefix_chart", config=chart_config())
+    st.plotly_chart(lecture_fonts(charts.prefix_figure(curve, labels)), width="stretch",
+                    key="rt_prefix_chart", config=chart_config())
     st.caption(t("rt.prefix_caption", r=curve.ceiling.num_requests, d=curve.num_distinct_blocks,
                  c=curve.ceiling.hit_rate))
 else:

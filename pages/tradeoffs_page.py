@@ -13,7 +13,7 @@ from ui.plain import md_escape
 from ui.url_state import choice, number, seed, stepped_choice
 
 from ui.tradeoffs.classes import LOADS, MAX_LOADS
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 LATENCIES = ("tbt_p99_s", "ttft_p99_s", "ttft_p50_s")
 
 
@@ -54,12 +54,12 @@ for col, (label, value, delta, colour, defs) in zip(st.columns(4), text.current_
 st.caption(t("to.current", budget=budget, load=names[main_load]))
 labels = text.chart_labels()
 st.subheader(t("to.against_budget"))
-st.plotly_chart(charts.budget_figure(result, budget, names, labels), width="stretch",
+st.plotly_chart(lecture_fonts(charts.budget_figure(result, budget, names, labels)), width="stretch",
                 key="to_fig_budget", config=chart_config())
 st.caption(t("to.budget_note"))
 st.subheader(t("to.frontier"))
 latency = choice(st, t("to.latency_axis"), LATENCIES, "to_lat", "tbt_p99_s", labeler("to.lat."))
-st.plotly_chart(charts.frontier_figure(result, latency, budget, names, labels), width="stretch",
+st.plotly_chart(lecture_fonts(charts.frontier_figure(result, latency, budget, names, labels)), width="stretch",
                 key="to_fig_front", config=chart_config())
 st.caption(t("to.frontier_note"))
 classes.render(result, scenario, names, labels)

@@ -66,6 +66,12 @@ LECTURE_CSS = """<style>
   /* Markdown code (flags such as `--enable-mixed-chunk` in a question's options) is set at 0.85em by Streamlit:
      16 px at least, like every other text on a slide. */
   [data-testid="stMainBlockContainer"] code {font-size: 16px !important;}
+  /* What a teacher points at grows, never shrinks: the rule above sets every paragraph to 17 px, st.metric's
+     value (a paragraph inside stMetricValue, 36 px by Streamlit) included; it keeps 36 px. (No angle brackets in
+     this block: st.html's sanitizer drops a style whose text holds a tag.) */
+  [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
+  [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] * {font-size: 2.25rem !important; line-height: 1.25;}
+  [data-testid="stMultiSelectTagsContainer"] span {font-size: 16px !important;}
 </style>"""
 
 

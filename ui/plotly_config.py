@@ -8,10 +8,17 @@ its Plotly.js bundle registers no locale but English, so `locale: "zh-CN"` alone
 Plotly.js looks a string up in `config.locales[locale].dictionary` before its registry (src/lib/localize.js).
 Streamlit's own "Fullscreen" button has a fixed English title; ui/widgets.py's 中文 CSS draws its tooltip in 中文.
 
+Lecture mode (`lecture_fonts`): every chart's type grows to what a projector needs (ticks ≥ 14 px, every other text
+≥ 16 px), never shrinks; a size the chart already sets larger is kept.
+
 Invariant: an English page gets exactly the config it asked for; a 中文 page the same plus locale and dictionary.
 """
 
 from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
 
 from ui.i18n import current_lang
 
@@ -48,3 +55,36 @@ def chart_config(**config: object) -> dict:
     if current_lang() != "zh":
         return dict(config)
     return {**config, "locale": "zh-CN", "locales": {"zh-CN": {"dictionary": ZH_CN}}}
+
+
+TICK_MIN_PX = 14  # lecture mode: tick labels (issue 35: "Plotly ticks ≥ 14 px")
+TEXT_MIN_PX = 16  # lecture mode: every other text of a chart (titles, legend, annotations, bar labels, hover)
+
+
+def _at_least(size: float | None, floor: int) -> int | float:
+    return floor if size is None else max(size, floor)
+
+
+def lecture_fonts(figure: go.Figure, tick_px: int = TICK_MIN_PX, text_px: int = TEXT_MIN_PX) -> go.Figure:
+    """`figure` itself, its type raised to the floors in lecture mode (`?present=1`), as it is otherwise."""
+    from ui.lecture import FLAG
+    import streamlit as st
+
+    if not st.session_state.get(FLAG, False):
+        return figure
+    lay = figure.layout
+    figure.update_layout(font_size=_at_least(lay.font.size, text_px),
+                         legend_font_size=_at_least(lay.legend.font.size, text_px),
+                         hoverlabel_font_size=_at_least(lay.hoverlabel.font.size, text_px))
+    if lay.title.text:
+        figure.update_layout(title_font_size=_at_least(lay.title.font.size, text_px))
+    for axis in (*figure.select_xaxes(), *figure.select_yaxes()):
+        # A log axis draws the digits between its decades ("2", "5") at 3/4 of the tick size: those too ≥ tick_px.
+        floor = math.ceil(tick_px / 0.75) if axis.type == "log" else tick_px
+        axis.update(tickfont_size=_at_least(axis.tickfont.size, floor),
+                    title_font_size=_at_least(axis.title.font.size, text_px))
+    figure.for_each_annotation(lambda a: a.update(font_size=_at_least(a.font.size, text_px)))
+    for trace in figure.data:
+        if "textfont" in trace:
+            trace.update(textfont_size=_at_least(trace.textfont.size, text_px))
+    return figure

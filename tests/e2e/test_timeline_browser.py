@@ -104,7 +104,7 @@ def test_hovers_show_true_durations(small, server_url):
     stalls = [t for t in texts if "stalled decode" in t]
     assert steps and stalls, texts
     trace = run_scenario(DEFAULT_SCENARIO.with_policy("monolithic", None))
-    number = int(re.search(r"step (\d+)", steps[0]).group(1))
+    number = int(re.search(r"step (\d+)", steps[0]).group(1)) - 1  # the tooltip counts steps from 1
     a, b, d = _spans(steps[0])
     assert abs((b - a) - d) < 0.11 and abs(d - trace.steps[number].duration_s * 1e3) < 0.051
     true_ms = {round((s.end_s - s.start_s) * 1e3, 1) for s in lane_segments(trace) if s.kind == "stall"}

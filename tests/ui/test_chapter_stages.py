@@ -39,8 +39,8 @@ def test_chapter_4_draws_its_shared_prompt_run_with_ref_counts_rising():
     ch = chapter(4)
     trace = run_scenario(scenario_for(ch, ch.policies[0]))
     expected = build_payload(trace, "en", PRESETS[ch.preset].cache.eviction)
-    assert key.endswith("c4_kv") and data["slide"] is False and data["step0"] == 0
-    assert {k: v for k, v in data.items() if k not in ("version", "slide", "step0")} == \
+    assert key.endswith("c4_kv") and data["slide"] is False and data["compact"] is False and data["step0"] == 0
+    assert {k: v for k, v in data.items() if k not in ("version", "slide", "compact", "step0")} == \
         {k: v for k, v in expected.items() if k != "version"}
     # The run drawn is the one whose sharing the chapter's text quotes: ref counts rise above 1 as requests share
     # the system prompt's blocks, up to the figure in the text.

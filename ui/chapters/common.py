@@ -19,8 +19,8 @@ from ui.chapters.answers import question_fields, verdict_fields
 from ui.i18n import current_lang, t
 from ui.lecture import lecture_on
 from ui.runs import CACHE_TTL_S, cached_trace, trace_or_error
-from ui.plotly_config import chart_config
 from ui.components.room.mount import answer_texts, room_question
+from ui.plotly_config import chart_config, lecture_fonts
 
 
 # The core's lru_cache has no lock: a class opening a chapter at once ran its prediction's simulation once per racing
@@ -91,8 +91,11 @@ def header(number: int) -> Chapter:
     left, right = st.columns([3, 2], vertical_alignment="center")  # one row: a slide's height is precious
     left.title(nav_label(ch))
     _nav_links(ch, "top", right)
-    with st.container(key="ch_see"):
-        st.markdown(t("chx.see", see=t(f"chx.see.{number}")))
+    # Lecture mode, once the question is answered, the verdict says what was seen: the "what you will see" line
+    # gives its height to the stage, so stage, question, verdict and metric line share the 1280×720 slide.
+    if not (is_present() and st.session_state.get(f"c{number}_pred") is not None):
+        with st.container(key="ch_see"):
+            st.markdown(t("chx.see", see=t(f"chx.see.{number}")))
     return ch
 
 
@@ -145,6 +148,17 @@ def engine_line(engine: str, line: str) -> str:
     return t("chx.engine_line", engine=engine, line=line)
 
 
+# Lecture mode: the answered question (its verdict and the runs' metric line) must sit on the slide under the stage,
+# at 1280×720 (tests/e2e/test_reveal_fits_browser.py): the question's box keeps its type (≥ 16 px) and loses padding
+# and gaps; the stage above gives up the rest (the comparison element's fit, ui/components/comparison/comparison.js).
+_PREDICT_LECTURE_CSS = """<style>
+.st-key-predict {padding: .5rem .9rem !important; gap: .4rem !important}
+.st-key-predict [data-testid="stAlertContainer"] {padding: .4rem .8rem !important}
+.st-key-predict [data-testid="stCaptionContainer"] {line-height: 1.45; margin-bottom: 0 !important}
+.st-key-predict [data-testid="stCaptionContainer"] p {margin-bottom: 0}
+</style>"""
+
+
 def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = None, held: bool = True) -> None:
     """The chapter's question (element keyed `predict`); answering lifts the stage's hold and moves its cursor past
     the key step (in the browser), checks the simulator's answer, and shows the runs' `results`. A stage with no hold
@@ -152,6 +166,8 @@ def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = N
     written with the prediction's figures and the stage's `fields` (ui/chapters/answers.py)."""
     p = prediction(ch.number)
     fmt = question_fields(ch, p, engine_label, fields or {})
+    if is_present():
+        st.html(_PREDICT_LECTURE_CSS)
     with st.container(border=True, key="predict"):
         st.markdown(f"**{t('chx.pred.title')}** · {t(f'chx.q.{ch.number}', **fmt)}",
                     help=metric_definitions(ch.number))
@@ -180,10 +196,6 @@ def predict_then_reveal(ch: Chapter, results: list[str], fields: dict | None = N
 
 
 def chapter_chart(key: str, figure: go.Figure) -> None:
-    """Every chapter's Plotly chart goes through here: lecture mode sets its type to at least 16 px."""
-    if is_present():
-        figure.update_layout(font={"size": 16})
-        figure.update_xaxes(tickfont={"size": 16}, title_font={"size": 16})
-        figure.update_yaxes(tickfont={"size": 16}, title_font={"size": 16})
-        figure.update_annotations(font_size=16)
-    st.plotly_chart(figure, width="stretch", key=key, config=chart_config(displayModeBar=False))
+    """Every chapter's Plotly chart goes through here: lecture mode sets its type, ticks too, to at least 16 px."""
+    st.plotly_chart(lecture_fonts(figure, tick_px=16), width="stretch", key=key,
+                    config=chart_config(displayModeBar=False))

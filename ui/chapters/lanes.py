@@ -130,6 +130,12 @@ def hold_s(mark: Bookmark | None, trace: Trace) -> float | None:
     return mark.start_s
 
 
+def lecture_fit(height_px: int) -> dict:
+    """Lecture mode: the comparison element shrinks its canvas (to 55 % at most) until the question under it, verdict
+    and metric line included, ends inside the window (comparison.js `fit`)."""
+    return {"fit_to": ".st-key-predict", "fit_min_px": round(height_px * 0.55)} if is_present() else {}
+
+
 def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool = True, kitchen: bool = False,
                  height_px: int | None = None) -> dict:
     """What the chapter adds to the comparison payload: notes, clicker stops, the question's hold (until `done`)
@@ -138,6 +144,8 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
     key, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
     out = {"slide": True, "notes": notes(ch, traces), "stops": stops(ch, traces), "zoom_ms": 300.0,
            "hold_ms": None if done or key is None else hold_s(key, first) * 1e3,
+           # The question's moment stays a clicker stop once answered: PageUp after the reveal returns to it.
+           "question_ms": None if key is None else hold_s(key, first) * 1e3,
            "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
     if chats:
         # The kitchen seats every table (six requests, three rows); other chapters show the document and 3 chats.
@@ -155,7 +163,7 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
     many_lanes = max(len(tr.requests) for tr in traces.values()) > 8
     one = 270 if kitchen else 300 if many_lanes else 230
     out["height_px"] = height_px or {1: one, 2: 330}.get(len(traces), 360)
-    return out
+    return out | lecture_fit(out["height_px"])
 
 
 def long_prefill_fields(trace: Trace) -> dict[str, float | int]:

@@ -18,7 +18,7 @@ from chunkviz.simulator.kv_link import parse_kv_link
 from chunkviz.simulator.trace import Trace
 from ui import palette
 from ui.chapters.common import engine_line, is_present, predict_then_reveal
-from ui.chapters.lanes import answered, label_for, metrics_line
+from ui.chapters.lanes import answered, label_for, lecture_fit, metrics_line
 from ui.components.comparison.mount import render_comparison
 from ui.components.comparison.export import html_for
 from ui.i18n import current_lang, t
@@ -138,7 +138,9 @@ def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
     legend = [[t("chx.split.legend.kv"), palette.TRANSFER, "transfer"]]
     return {"slide": True, "notes": drawn, "stops": stops, "transfers": transfers(runs), "legend_extra": legend,
             "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
-            "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn)}
+            "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn),
+            "question_ms": hold_ms(ch, runs),  # PageUp after the reveal returns to the question's moment
+            **lecture_fit(SLIDE_HEIGHT_PX)}
 
 
 def slide(ch: Chapter) -> None:

@@ -39,10 +39,17 @@ def _question_and_download(ch: Chapter, traces: dict[str, Trace], html) -> None:
     download_view(html, f"chunkviz-chapter-{ch.number}", f"c{ch.number}_dl_view")
 
 
+def _stage_extras(ch: Chapter) -> dict:
+    """Lecture mode draws the stage compact (`slide`), and more compact once the question is answered (`compact`:
+    a smaller matrix, a shorter block grid), so the verdict and the runs' metric line fit the slide under it."""
+    present = is_present()
+    return {"slide": present, "compact": present and st.session_state.get(f"c{ch.number}_pred") is not None}
+
+
 def attention_slide(ch: Chapter, traces: dict[str, Trace], demo: ChunkedAttentionDemo) -> None:
     """Chapter 3: the attention page's example (`demo`) stepped chunk by chunk over the (query, key) matrix."""
     with st.container(key="stage"):
-        mounted = attention_stage.render(demo, key=f"c{ch.number}_attention", extras={"slide": is_present()})
+        mounted = attention_stage.render(demo, key=f"c{ch.number}_attention", extras=_stage_extras(ch))
     lang, title = current_lang(), t(f"chx.title.{ch.number}")
     _question_and_download(ch, traces, lambda: attention_html(mounted, lang, title=title))
 
@@ -54,6 +61,6 @@ def kv_slide(ch: Chapter, traces: dict[str, Trace]) -> None:
     trace = traces[ch.policies[0]]
     with st.container(key="stage"):
         mounted = kv_stage.render_stage(trace, PRESETS[ch.preset].cache.eviction, key=f"c{ch.number}_kv",
-                                        extras={"slide": is_present()})
+                                        extras=_stage_extras(ch))
     lang, title = current_lang(), t(f"chx.title.{ch.number}")
     _question_and_download(ch, traces, lambda: kv_html(mounted, lang, title=title))

@@ -18,7 +18,7 @@ from chunkviz.cost.fitted import A100_DENSE, HELD_OUT
 from chunkviz.cost.public_points import HF_NAMES, PROFILED_MODELS, load_public_points
 from ui.i18n import t
 from ui.url_state import choice
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 MODEL_IDS = tuple(m.model_id for m in PROFILED_MODELS)
 TP_OPTIONS = ("1", "2", "4", "8")
@@ -97,7 +97,7 @@ def show_public_fit() -> None:
     if not ((arrays.model_id == model_id) & (arrays.tensor_parallel == tp)).any():
         st.caption(t("mf.tp1_only", model=HF_NAMES[model_id]))
         tp = 1
-    st.plotly_chart(fit_figure(model_id, tp), width="stretch", key="mf_chart", config=chart_config())
+    st.plotly_chart(lecture_fonts(fit_figure(model_id, tp)), width="stretch", key="mf_chart", config=chart_config())
     st.markdown(error_table_markdown())
     st.caption(t("mf.table_note", min_tokens=MIN_TOKENS))
     st.caption(held_out_caption())

@@ -25,7 +25,7 @@ from ui.plain import md_escape
 from ui.runs import trace_or_error
 from ui.url_state import choice, number, stepped_choice
 from ui.widgets import MAX_UI_REQUESTS, file_uploader
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 UPLOAD_MB = 10
 OPTIONS = LoadOptions(max_bytes=UPLOAD_MB * 1_000_000)
@@ -120,6 +120,6 @@ def replay(requests: tuple[Request, ...], labels: dict[str, str]) -> None:
         metric_cards(m, ref)
     st.caption(t("rt.delta_note"))
     engines = {"monolithic": (names["monolithic"], m_mono), "chunked": (names["chunked"], m_chunked)}
-    st.plotly_chart(charts.latency_figure(engines, labels), width="stretch",
+    st.plotly_chart(lecture_fonts(charts.latency_figure(engines, labels)), width="stretch",
                     key="rt_latency_chart", config=chart_config())
     st.caption(t("rt.takeaway"))

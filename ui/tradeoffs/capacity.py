@@ -17,7 +17,7 @@ from chunkviz.simulator.policies.registry import policy_entry
 from ui.i18n import t
 from ui.palette import DECODE, MIXED, PREFILL
 from ui.tradeoffs.runs import capacity
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 BUDGETS_TOKENS = (256, 512, 2048, 8192)
 # Policies that never chunk run at the engine's default budget only: vLLM refuses a budget below max_model_len
@@ -91,7 +91,8 @@ def render(scenario: Scenario, slo_ttft_s: float, slo_tbt_s: float) -> None:
         st.error(t("err.config", error=str(exc)))
         return
     bar.empty()
-    st.plotly_chart(capacity_figure(results), width="stretch", key="to_fig_capacity", config=chart_config())
+    st.plotly_chart(lecture_fonts(capacity_figure(results)), width="stretch",
+                    key="to_fig_capacity", config=chart_config())
     st.caption(t("cap.criterion", criterion=_criterion(slo), low=round(low, 3), high=round(high, 3),
                  queue_s=SARATHI_QUEUE_P50_S))
     for (policy, budget), result in results.items():

@@ -14,7 +14,7 @@ from ui.tradeoffs import charts
 from ui.tradeoffs import text
 from ui.i18n import t
 from ui.page_common import base_scenario
-from ui.plotly_config import chart_config
+from ui.plotly_config import chart_config, lecture_fonts
 
 LOADS = ("0.5", "1", "2", "4")
 MAX_LOADS = 3  # (9 budgets + monolithic) × 3 loads = 30 simulations, under the sweep's limit of 32
@@ -40,7 +40,7 @@ def render(result: SweepResult, scenario: Scenario, names: dict, labels: dict) -
         best_class = {(priority, load): best_budget_for_class([cp for cp in result.class_points
                                                                 if cp.load_multiplier == load], priority)
                       for priority in (PRIORITY_INTERACTIVE, PRIORITY_BATCH) for load in result.load_multipliers}
-        st.plotly_chart(charts.class_figure(result, best_class, names, labels), width="stretch",
+        st.plotly_chart(lecture_fonts(charts.class_figure(result, best_class, names, labels)), width="stretch",
                         key="to_fig_class", config=chart_config())
         for load in result.load_multipliers:
             chat, batch = text.class_sentences(best_class[(PRIORITY_INTERACTIVE, load)],

@@ -77,7 +77,7 @@ class AttentionStage {
   drawMatrix(c) {
     const d = this.d, C = d.colours, K = d.num_chunks, n = d.n, ch = d.chunks, cnv = this.canvas;
     const dpr = window.devicePixelRatio || 1, width = Math.max(this.p.width || 700, 320);
-    const font = 16, left = 58, top = 46, size = d.slide ? 250 : Math.round(Math.min(380, Math.max(220, width * 0.42)));
+    const font = 16, left = 58, top = 46, size = d.slide ? (d.compact ? 200 : 250) : Math.round(Math.min(380, Math.max(220, width * 0.42)));
     const W = left + size + 12, H = top + size + 58;
     if (cnv.width !== Math.round(W * dpr) || cnv.height !== Math.round(H * dpr)) {
       cnv.width = Math.round(W * dpr); cnv.height = Math.round(H * dpr); cnv.style.width = W + "px"; cnv.style.height = H + "px";

@@ -130,8 +130,10 @@ class Timeline {
     this.revealed = data.hold_ms != null && saved.revealedHold === data.hold_ms;
     let start = saved.cursor !== undefined ? saved.cursor : data.t0_ms;
     // The question was just answered: go to the moment it asked about.
-    if (saved.held && data.hold_ms == null && data.reveal_ms != null) start = data.reveal_ms;
+    const answered = saved.held && data.hold_ms == null && data.reveal_ms != null;
+    if (answered) start = data.reveal_ms;
     this.cursor = this.clamp(start);
+    this.afterReveal = answered;  // PageUp right after a reveal goes back to the question's moment
     this.blank = false;
     this.speed = saved.speed ?? data.default_speed;  // index into data.speeds
     this.follow = saved.follow ?? true;
@@ -140,6 +142,7 @@ class Timeline {
     this.hoverR = null; this.pinR = null;  // linked highlighting: the request under the pointer, the one pinned
     this.build();
     this.draw();
+    this.save();  // a re-mount before any move (the question answered) still knows the question held the cursor
   }
 
   t(name) { return this.d.text[name] || name; }
@@ -153,15 +156,19 @@ class Timeline {
   held() { return this.d.hold_ms != null && !this.revealed; }
 
   // Where PageDown / PageUp stop: the chapter's moments (data.stops) or the page's bookmarks, in time order.
+  // The question's moment (data.question_ms) is one of them, so PageUp right after a reveal returns to it.
   stops() {
-    const list = this.d.stops || this.d.bookmarks;
-    return [...new Set(list.map((m) => this.clamp(m.t_ms)))].sort((a, b) => a - b);
+    const list = (this.d.stops || this.d.bookmarks).map((m) => m.t_ms);
+    if (this.d.question_ms != null) list.push(this.d.question_ms);
+    return [...new Set(list.map((ms) => this.clamp(ms)))].sort((a, b) => a - b);
   }
 
   stopBy(n) {
     if (n > 0 && this.held() && this.cursor >= this.d.hold_ms - 1e-6) {  // at the question: reveal its moment
-      this.revealed = true; this.jumpTo(this.d.reveal_ms != null ? this.d.reveal_ms : this.d.hold_ms); return;
+      this.revealed = true; this.jumpTo(this.d.reveal_ms != null ? this.d.reveal_ms : this.d.hold_ms);
+      this.afterReveal = true; return;
     }
+    if (n < 0 && this.afterReveal && this.d.question_ms != null) { this.jumpTo(this.d.question_ms); return; }
     const s = this.stops(), c = this.cursor;
     const next = n > 0 ? s.find((v) => v > c + 1e-6) : [...s].reverse().find((v) => v < c - 1e-6);
     this.jumpTo(next !== undefined ? next : n > 0 ? this.clamp(this.d.end_ms) : 0);
@@ -199,7 +206,7 @@ class Timeline {
     box.appendChild(bar);
     this.scrub = el("input", "scrub"); this.scrub.type = "range"; this.scrub.min = 0; this.scrub.max = d.end_ms;
     this.scrub.step = "any"; this.scrub.setAttribute("aria-label", this.t("time"));
-    this.scrub.oninput = () => { this.pause(); this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
+    this.scrub.oninput = () => { this.pause(); this.afterReveal = false; this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
     // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
     (d.slide ? bar : box).appendChild(this.scrub);
     // A slide's caption: one large line above the stage saying what happens at the cursor and why (drawCaption).
@@ -208,9 +215,13 @@ class Timeline {
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
     if (d.chats) { this.chatCol = el("div", "chats"); stage.appendChild(this.chatCol); stage.classList.add("with-chats"); }
     const row = el("div", "row"), legend = el("div", "legend"), marks = el("div", "marks");
+    // `/` (not a slide): the legend comes before the lanes, above the fold, and (but in lecture mode, where the
+    // teacher says it) the one line saying what they are.
+    if (!d.slide && !d.present && d.text.guide) box.insertBefore(el("div", "guide", d.text.guide), stage);
+    if (!d.slide) box.insertBefore(row, stage);
     d.legend.concat(d.legend_extra || []).forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
     this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
-    row.appendChild(legend); row.appendChild(marks); box.appendChild(row);
+    row.appendChild(legend); row.appendChild(marks); if (d.slide) box.appendChild(row);
     if (!d.slide) box.appendChild(this.cards());
     this.why = el("div", "why"); if (!d.slide) box.appendChild(this.why);
     this.blankCover = el("div", "cover", this.t("blank")); box.appendChild(this.blankCover);
@@ -228,7 +239,16 @@ class Timeline {
   }
 
   markButtons(holder, marks) {
-    marks.forEach((m) => { const b = el("button", "mark", m.label); b.title = m.title || m.label; b.onclick = () => this.jumpTo(m.t_ms); holder.appendChild(b); });
+    this.markBtns = (this.markBtns || []).concat(marks.map((m) => {
+      const b = el("button", "mark", m.label); b.title = m.title || m.label; b.onclick = () => this.jumpTo(m.t_ms);
+      holder.appendChild(b); return [m, b];
+    }));
+  }
+
+  // The moment the cursor stands on (a bookmark's or a stop's end), named in the readout and its button lit.
+  moment() {
+    const list = this.d.stops || this.d.bookmarks || [];
+    return list.find((m) => Math.abs(m.t_ms - this.cursor) < 1e-3);
   }
 
   cards() {
@@ -263,20 +283,24 @@ class Timeline {
 
   gridIndex() { return lastBelow(this.d.grid_ms, this.cursor + 1e-6); }
 
+  // ← / →: to the previous / next step end (of any engine) at least a pixel away, so every press draws a change
+  // (two engines' step ends 0.08 ms apart made the first → on `/` look dead).
   stepBy(n) {
     this.pause();
-    const g = this.d.grid_ms, i = this.gridIndex();
-    const target = n > 0 ? Math.min(i + n, g.length - 1) : Math.max(lastBelow(g, this.cursor - 1e-6) + 1 + n, 0);
-    this.cursor = this.clamp(g[Math.max(target, 0)]); this.draw(); this.saveUrlSoon();
+    const g = this.d.grid_ms, [x0, x1] = this.window(), px = (x1 - x0) / Math.max(this.plot.clientWidth || 600, 100);
+    let target = n > 0 ? Math.min(this.gridIndex() + n, g.length - 1) : Math.max(lastBelow(g, this.cursor - 1e-6) + 1 + n, 0);
+    while (n > 0 && target < g.length - 1 && g[target] - this.cursor < px) target++;
+    while (n < 0 && target > 0 && this.cursor - g[target] < px) target--;
+    this.afterReveal = false; this.cursor = this.clamp(g[Math.max(target, 0)]); this.draw(); this.saveUrlSoon();
   }
 
-  jumpTo(ms) { this.pause(); this.cursor = this.clamp(ms); this.draw(); this.saveUrlSoon(); }
+  jumpTo(ms) { this.afterReveal = false; this.pause(); this.cursor = this.clamp(ms); this.draw(); this.saveUrlSoon(); }
 
   toggle() { if (this.playing) this.pause(); else this.play(); }
 
   play() {
     if (this.cursor >= this.clamp(this.d.end_ms) - 1e-6) this.cursor = 0;
-    this.playing = true; this.acc = 0; this.last = performance.now();
+    this.playing = true; this.acc = 0; this.last = performance.now(); this.afterReveal = false;
     this.playBtn.textContent = this.t("pause"); this.playBtn.classList.add("on");
     this.box.dataset.playing = "1";
     const tick = (now) => {
@@ -335,12 +359,35 @@ class Timeline {
     return [...seen].sort((a, b) => a - b);
   }
 
+  // Lecture mode (data.fit_to, a selector of what must stay on the slide under the stage, e.g. the question and its
+  // verdict): the canvas gives up height, never below data.fit_min_px, until that element's bottom is inside the
+  // window. Everything above the canvas and between it and that element keeps its size, so the result does not
+  // depend on the canvas's current height (no feedback); a chat window too short for its words keeps its head and
+  // status lines (class "tight").
+  fit() {
+    const d = this.d, target = d.fit_to && document.querySelector(d.fit_to);
+    if (!target || !this.canvas.isConnected) return;
+    const r = this.canvas.getBoundingClientRect(), below = target.getBoundingClientRect().bottom - r.bottom;
+    const scroller = document.querySelector('[data-testid="stMain"]'), top = r.top + (scroller ? scroller.scrollTop : 0);
+    const room = Math.floor(window.innerHeight - 6 - top - below);
+    // Short of room, the moments' buttons go first (a clicker's PageDown still walks them), for good: were they to
+    // come back whenever the room sufficed, the room would shrink again and the stage flicker between the two.
+    if (room < d.height_px && !this.fitted) { this.fitted = true; this.box.classList.add("fitted"); this.fit(); return; }
+    const h = Math.max(Math.min(d.height_px, room), Math.min(d.fit_min_px || d.height_px, d.height_px));
+    if (h === this.fitH) return;
+    this.fitH = h; this.draw();
+    if (this.chatCol) this.chatCol.classList.toggle("tight", h < d.height_px);
+    this.box.dataset.fitPx = String(h);
+  }
+
+  height() { return this.fitH || this.d.height_px; }
+
   draw(columnPx = LABEL_COLUMN_PX) {
     this.labelColumnPx = columnPx;
     const d = this.d, c = this.canvas, dpr = window.devicePixelRatio || 1;
     // The caption's line comes out of the canvas, so a slide keeps its height (the question stays on screen).
     const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300),
-      height = d.height_px - (this.caption ? this.caption.offsetHeight + 4 : 0);
+      height = this.height() - (this.caption ? this.caption.offsetHeight + 4 : 0);
     if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
       c.width = Math.round(width * dpr); c.height = Math.round(height * dpr); c.style.height = height + "px";
     }
@@ -377,7 +424,8 @@ class Timeline {
     const i = lastBelow(st.s, this.cursor);  // the step running at (or just finished by) the cursor
     ctx.font = `600 ${font}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "left";
     const idle = i >= 0 && this.cursor > st.s[i] + st.d[i] + 1e-6;
-    const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i], total: st.n.length });
+    // Counted from 1 (the engine numbers its steps from 0), so the run's last step reads "step N of N".
+    const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i] + 1, total: st.n.length });
     (this.stepTexts = this.stepTexts || [])[k] = i < 0 ? "" : stepText;  // the caption quotes it
     // The engine's name gives way (…) before its step number does, so a long name never runs off the panel.
     const room = (this.plot.clientWidth || 600) - 12 - ctx.measureText(` · ${stepText}`).width;
@@ -385,6 +433,7 @@ class Timeline {
     while (name.length > 4 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
     ctx.fillText(`${name} · ${stepText}`, 4, top + font + 2);
     this.titleBoxes.push([0, top, 8 + ctx.measureText(`${name} · ${stepText}`).width, top + font + 6]);  // labels keep off
+    (this.counters = this.counters || [])[k] = stepText;  // read back as data-counters (tests)
     const laneTop = top + font + 8, stepH = Math.max(font, 14);
     const small = d.present ? d.tick_px : d.tick_px - 2;  // lecture mode: no text under 16 px
     ctx.font = `${small}px sans-serif`; ctx.fillText(this.t("steps"), 2, laneTop + stepH - 3);
@@ -494,12 +543,15 @@ class Timeline {
   }
 
   afterDraw(stepIdx) {
-    const d = this.d;
+    const d = this.d, ds = this.box.dataset;
     this.draws++;
     const g = this.gridIndex();
     if (g !== this.lastGrid) { if (this.lastGrid >= -1 && g > this.lastGrid + 1 && this.playing) this.dropped += g - this.lastGrid - 1; this.stepsShown++; this.lastGrid = g; }
     this.scrub.value = this.cursor;
-    this.readout.textContent = fill(this.t("cursor"), { ms: fmt(this.cursor, 1) });
+    const at = this.moment();
+    this.readout.textContent = fill(this.t("cursor"), { ms: fmt(this.cursor, 1) }) + (at ? ` · ${at.label}` : "");
+    (this.markBtns || []).forEach(([m, b]) => b.classList.toggle("on", m === at));
+    ds.moment = at ? at.label : ""; ds.counters = (this.counters || []).join(" | ");
     this.followBtn.classList.toggle("on", this.follow);
     this.why.replaceChildren(...d.engines.map((e, k) => {
       const line = el("div"); const i = stepIdx[k];
@@ -507,7 +559,6 @@ class Timeline {
       line.appendChild(document.createTextNode(i >= 0 ? e.why[i] : this.t("no_step")));
       return line;
     }));
-    const ds = this.box.dataset;
     ds.cursorMs = this.cursor.toFixed(3); ds.draws = this.draws; ds.stepsShown = this.stepsShown;
     ds.dropped = this.dropped; ds.playing = this.playing ? "1" : "0"; ds.cursorX = (this.cursorX || 0).toFixed(1);
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
@@ -593,7 +644,7 @@ class Timeline {
     if (what === "kv") return e.tip;
     if (what === "step") {
       const st = e.steps, a = st.s[j], b = st.s[j] + st.d[j];
-      return fill(T.tip_step, { engine: e.label, n: st.n[j], kind: T["kind_" + st.k[j]], from: fmt(a, 1), to: fmt(b, 1),
+      return fill(T.tip_step, { engine: e.label, n: st.n[j] + 1, kind: T["kind_" + st.k[j]], from: fmt(a, 1), to: fmt(b, 1),
                                 dur: fmt(st.d[j], 1), p: fmt(st.p[j], 0), dec: fmt(st.dc[j], 0) });
     }
     const s = e.segs, kind = KINDS[s.k[j]], a = s.s[j], b = s.e[j];
@@ -734,11 +785,17 @@ export default function (component) {
   host.__cv = tl;
   if (restored) tl.saveUrlSoon();
   const onKey = (ev) => tl.onKey(ev);
-  const onResize = () => tl.draw();
+  const onResize = () => { tl.fit(); tl.draw(); };
   window.addEventListener("keydown", onKey, true);
   window.addEventListener("resize", onResize);
   const unroom = roomHook(tl);
-  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize); unroom(); };
+  // Lecture mode's fit (data.fit_to): the page's elements under the stage arrive and grow after the mount (the
+  // question's verdict comes with the same rerun), so the fit follows the main block's size.
+  const page = data.fit_to && document.querySelector('[data-testid="stMainBlockContainer"]');
+  const sizer = page ? new ResizeObserver(() => tl.fit()) : null;
+  if (sizer) sizer.observe(page);
+  tl.unlisten = () => { window.removeEventListener("keydown", onKey, true); window.removeEventListener("resize", onResize);
+                        if (sizer) sizer.disconnect(); unroom(); };
   return () => {
     if (host.__cv === tl) { tl.unlisten(); tl.destroy(); host.__cv = null; }
   };

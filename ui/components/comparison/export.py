@@ -28,7 +28,7 @@ COMPONENT = Component(((Path(__file__).resolve().parent, "comparison"),), "chunk
 START = StartParam(td.URL_PARAM, "t0_ms")
 _JS_TEXTS = ("first", "prev", "next", "last", "play", "pause", "follow", "follow_help", "time", "time_ms",
              "cursor", "no_step", "step_of", "step_idle", "steps", "tip_step", "tip_seg", "tip_tokens",
-             "tip_decodes", "kind_prefill", "kind_decode", "kind_mixed", "blank", "clicker")
+             "tip_decodes", "kind_prefill", "kind_decode", "kind_mixed", "blank", "clicker", "guide")
 _JS_TEXTS += ("moment",)  # a slide's caption per moment (comparison.js drawCaption)
 _CARDS = ("metric.ttft_p50", "metric.ttft_p99", "metric.tbt_p50", "metric.tbt_p99", "metric.throughput")
 _CARD_TERMS = {"metric.ttft_p50": ("ttft", "pct"), "metric.ttft_p99": ("ttft", "pct"),  # each card's tooltip

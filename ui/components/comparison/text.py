@@ -47,6 +47,12 @@ TEXTS: dict[str, tuple[str, str]] = {
                          "大字号、设置折叠：整个对比放得进 1280×720 的投影。链接：加上 `?present=1`。"),
     "tlv.settings": ("Settings", "设置"),
     "tlv.blank": ("Screen blanked: press B to show it again", "画面已遮住：按 B 重新显示"),
+    # `/`'s one line for a newcomer, above the legend and the lanes (comparison.js, not on a chapter's slide).
+    "tlv.guide": ("What you see: each engine's requests, one row each, on one time axis. A bar is what the "
+                  "engine does for that request in each step: waiting, prefill (reading its prompt), decode (writing "
+                  "its tokens), stalled decode (its chat frozen). The cursor line is now: → steps, Space plays.",
+                  "看什么：每个引擎的请求各占一行，共用一条时间轴。条形是引擎每一步为这个请求做的事：等待、预填充（读它的"
+                  "提示词）、解码（写它的 token）、解码卡顿（它的对话停住）。游标竖线就是现在：→ 单步，空格播放。"),
     "tlv.clicker": ("PageDown / PageUp: next / previous moment · B: blank · F: full screen",
                     "PageDown / PageUp：下一个 / 上一个时刻 · B：遮住画面 · F：全屏"),
 }

@@ -18,6 +18,7 @@ function ordinal(t, n) {
   const key = teen || last > 3 || last === 0 ? "ord_n" : "ord_" + last;
   return fill(t(key), { n });
 }
+const SLIDE_GRID_COMPACT_PX = 6 * SLIDE_ROW_PX;  // once its question is answered (.kvs.slide.compact): six rows
 
 function shortList(ids, limit = 8) {
   return ids.slice(0, limit).join(", ") + (ids.length > limit ? " …" : "");
@@ -111,6 +112,7 @@ class KvStage {
     this.tableBox = el("div", "rows"); tables.appendChild(this.tableBox);
     if (d.slide) {  // a lecture chapter's slide (1280×720): grid and legend beside the block tables; CSS hides the rest
       box.classList.add("slide");
+      if (d.compact) box.classList.add("compact");  // answered: the verdict takes a grid row's height
       const cols = el("div", "cols"), left = el("div", "left");
       left.append(grid); cols.append(left, tables); box.append(cols, legend, free, spark);  // the legend: one line
     } else {
@@ -209,7 +211,8 @@ class KvStage {
 
   draw() {
     const i = this.cursor, d = this.d, t0 = performance.now();
-    this.readout.textContent = fill(this.t("step_of"), { n: d.step[i], last: d.step[this.n - 1] });
+    // Counted from 1, so the last step reads "Step N of N" (the engine's step numbers start at 0).
+    this.readout.textContent = fill(this.t("step_of"), { n: d.step[i] + 1, total: d.step[this.n - 1] + 1 });
     this.work.textContent = fill(this.t("at_ms"), { dur: d.dur_ms[i].toFixed(1), dec: d.dec[i], pre: d.pre[i], ms: d.end_ms[i].toFixed(1) });
     this.scrub.value = i;
     d.jump_kinds.forEach((k) => {
@@ -289,7 +292,7 @@ class KvStage {
     // the first changed block. Its place is computed, not measured: reading layout would force a reflow every step.
     const lead = this.d.captions[i][0], leadBlock = lead && lead.b && lead.b.length ? lead.b[0] : -1;
     const follow = ch.has(leadBlock) ? leadBlock : firstChanged;
-    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
+    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? (this.d.compact ? SLIDE_GRID_COMPACT_PX : SLIDE_GRID_PX) : 440, rows = Math.ceil(this.B / 16);
     if (follow >= 0 && rows * rowPx > boxPx) {
       const top = Math.floor(follow / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
       if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - (this.d.slide ? rowPx - 8 : 8), 0);  // a slide: one row above, whole

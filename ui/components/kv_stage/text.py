@@ -11,7 +11,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.speed_sim": ("{x}× real time", "{x} 倍实时"),
     "kvs.speed_help": ("Playback speed: steps per second, or the simulated clock slowed down",
                        "播放速度：每秒几步，或按放慢的模拟时间"),
-    "kvs.step_of": ("Step {n} (last: {last})", "第 {n} 步（最后一步：{last}）"),
+    "kvs.step_of": ("Step {n} of {total}", "第 {n} 步，共 {total} 步"),
     "kvs.at_ms": ("took {dur} ms ({dec} decode + {pre} prefill tokens), ends at {ms} ms",
                   "耗时 {dur} 毫秒（{dec} 个解码 + {pre} 个预填充 token），结束于 {ms} 毫秒"),
     "kvs.scrub": ("Step (drag to scrub)", "步骤（拖动浏览）"),
