@@ -15,7 +15,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                        "per transfer",
                        "**1P+1D：** KV 缓存经 **{link}** 传过去，{how}，每次传输另有 {setup_ms:.0f} 毫秒的连接器准备时间"),
     "chx.split.how.after-prefill": ("pulled by the decode GPU once the prompt is done (vLLM's NIXL connector)",
-                                    "提示词算完后由 解码 GPU 拉取（vLLM 的 NIXL 连接器）"),
+                                    "提示词算完后由解码 GPU 拉取（vLLM 的 NIXL 连接器）"),
     "chx.split.how.per-chunk": ("sent chunk by chunk as the prompt runs (SGLang)", "提示词计算时逐块发送（SGLang）"),
     "chx.split.how.layerwise": ("layer by layer while the prompt runs", "提示词计算时逐层发送"),
     "chx.split.mode.layerwise": ("layer by layer", "逐层"),
@@ -26,7 +26,7 @@ TEXTS: dict[str, tuple[str, str]] = {
                                 "1P+1D 只有在这些链路上才追得上同置的有效吞吐（在搜索精度内）：{wins}。"
                                 "走 {loses} 时，每种长度都是同置服务得更多。"),
     "chx.split.sweep.none": ("none", "无"),
-    "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达 解码 GPU"),
+    "chx.split.bm.kv": ("R{rid}'s KV at the decode GPU", "R{rid} 的 KV 到达解码 GPU"),
     "chx.split.lbl.kv": ("R{rid}'s KV → decode GPU: {gb:.2f} GB over {link}, {ms:.1f} ms after its prefill",
                          "R{rid} 的 KV → 解码 GPU：{gb:.2f} GB 经 {link}，预填充结束后再等 {ms:.1f} 毫秒"),
     "chx.split.legend.kv": ("KV transfer (prefill GPU → decode GPU)", "KV 传输（预填充 GPU → 解码 GPU）"),
