@@ -178,7 +178,11 @@ _ENTRIES = (
                 overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
                 fast_path=True, fast_path_replay=replay_decode_steps,
                 fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),
-    PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
+    # TensorRT-LLM takes a prompt's blocks whole at its first context chunk: KVCacheManager::getNeededBlocksOneStep
+    # counts the whole prompt (mPromptLen) for `isContextInitState() && isFirstContextChunk()` and addSequence
+    # allocates blocks for the whole inputLength (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp); later chunks
+    # need none. Without chunked context a prompt runs whole anyway, so the trait matters only with it.
+    PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=True,
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
