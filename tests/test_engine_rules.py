@@ -179,6 +179,47 @@ def test_trtllm_without_chunked_context_runs_a_prompt_whole_and_with_it_in_block
     assert [n for step in _steps(chunked) for _, _, n in step][:3] == [496, 496, 8]
 
 
+def test_trtllm_takes_the_whole_prompts_blocks_at_its_first_context_chunk():
+    # kvCacheManager.cpp KVCacheManager::getNeededBlocksOneStep: a request in its first context chunk needs the
+    # blocks of its whole prompt (mPromptLen), and addSequence allocates them for the whole inputLength; later chunks
+    # need none. A 200-token prompt in 64-token chunks holds its 13 blocks from the first chunk on (not 4, 8, 12, 13).
+    config = _with(make_config("trtllm", 64), trtllm_chunked_context=True)
+    trace = simulate(config, make_requests([(0.0, 200, 2)]))
+    assert _steps(trace, 4) == [[(0, 0, 64)], [(0, 0, 64)], [(0, 0, 64)], [(0, 0, 8)]]
+    assert [s.num_used_blocks for s in trace.steps[:4]] == [13, 13, 13, 13]
+    # MaxUtilizationScheduler admits on getNeededBlocksOneStep: B (176 tokens, 11 blocks) would fit a first chunk of
+    # 48 tokens (3 blocks) next to A (64 + 30 tokens, 5 then 6 blocks) in 12 blocks, but not its whole prompt, so it
+    # waits for A to finish instead of starting and being paused.
+    config = _with(make_config("trtllm", 64, num_gpu_blocks=12), trtllm_chunked_context=True,
+                   trtllm_capacity_policy="max-utilization")
+    trace = simulate(config, make_requests([(0.0, 64, 30), (0.0, 176, 2)]))
+    assert _steps(trace, 2) == [[(0, 0, 64)], [(0, 0, 1)]]
+    a, b = trace.requests
+    assert b.first_scheduled_s >= a.finish_s and a.num_preemptions == b.num_preemptions == 0
+
+
+def test_trtllm_delays_a_request_that_can_reuse_blocks_another_context_of_the_step_produces():
+    # capacityScheduler.cpp beneficialToSkip: B's first block missing from the reuse tree (the shared prefix's first)
+    # is the one A, scheduled before it in this step, will produce, so B is passed over (`continue`: C behind it still
+    # starts); A's blocks are stored when its context is done (KVCacheManager::storeContextBlocks), so B starts next
+    # step and reuses the 64-token prefix. Keyed at scheduling (vLLM's rule) B would start at once with the hit.
+    a = Request(0, 0.0, 74, 3, segments=(Segment("S", 64), Segment("uA", 10)))
+    b = Request(1, 0.0, 74, 3, segments=(Segment("S", 64), Segment("uB", 10)))
+    c = Request(2, 0.0, 74, 3, segments=(Segment("T", 64), Segment("uC", 10)))
+    trace = simulate(make_config("trtllm", 512, prefix_caching=True), (a, b, c))
+    assert _steps(trace, 2) == [[(0, 0, 74), (2, 0, 74)], [(0, 0, 1), (2, 0, 1), (1, 0, 10)]]
+    assert [r.prefix_hit_tokens for r in trace.requests] == [0, 64, 0]
+    # A chunked context still running (prefillWithChunkedContextsAlreadyExecuting) holds its first new block too, and
+    # its blocks are not reusable before its last chunk: B, arriving during A's first chunk, waits for it to end,
+    # then reuses the whole 192-token prefix A stored.
+    a = Request(0, 0.0, 200, 3, segments=(Segment("S", 192), Segment("uA", 8)))
+    b = Request(1, 0.001, 200, 3, segments=(Segment("S", 192), Segment("uB", 8)))
+    config = _with(make_config("trtllm", 64, prefix_caching=True), trtllm_chunked_context=True)
+    trace = simulate(config, (a, b))
+    assert _steps(trace, 5) == [[(0, 0, 64)], [(0, 0, 64)], [(0, 0, 64)], [(0, 0, 8)], [(0, 0, 1), (1, 0, 8)]]
+    assert [r.prefix_hit_tokens for r in trace.requests] == [0, 192]
+
+
 # --- prefix caching and parallel sampling ----------------------------------------------------------------------------
 def test_same_batch_requests_share_blocks_registered_at_schedule_time():
     # KVCacheManager.allocate_slots -> cache_blocks at scheduling: A's 4 full shared blocks get their keys in step

@@ -149,6 +149,7 @@ def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
     # Only the paged manager tracks filled slots and prefix keys; the counting one has nothing to record.
     on_computed = ctx.kv.on_computed if ctx.kv.tracks_content else None
     lean = ctx.lean_kv  # below a sequence's cover limit on_computed would change nothing (LeanPrefixCache)
+    store_at_end = ctx.knobs.store_context_blocks_at_end
     add_gap = run.tbt_gaps_s.append
     for seq, n in plan.items:  # applying changes running (a finish, a fork), never the plan
         old = seq.num_computed_tokens
@@ -156,7 +157,9 @@ def apply_plan(run: RunState, plan: Plan, start_s: float, end_s: float) -> None:
             phase = "decode" if seq.is_decode_ready and n == 1 else "prefill"
             ctx.emit(ChunkScheduled(seq.request.request_id, seq.sample_index, n, old, phase))
         if on_computed is not None and (not lean or old + n > seq.kv_cover_limit_tokens):
-            on_computed(seq.key, seq.content, old, old + n)
+            # A context still running keeps its blocks out of the prefix cache (storeContextBlocks at its end).
+            on_computed(seq.key, seq.content, old, old + n,
+                        not store_at_end or old + n >= seq.num_tokens)
         seq.num_computed_tokens = old + n
         if seq.first_scheduled_s is None:
             seq.first_scheduled_s = start_s

@@ -22,4 +22,7 @@ class Knobs:
     # Full blocks are kept under chained keys and reused across requests: the run's setting, or when it left it at
     # None, what the engine ships (PolicyEntry.prefix_caching_default).
     prefix_caching: bool = False
-    step_pricing: StepPricing = EAGER  # how the engine runs a step on the host (CUDA graphs, overlap scheduling)
+    step_pricing: StepPricing = EAGER
+    # A prompt's blocks become reusable only once its whole context is computed (TensorRT-LLM storeContextBlocks),
+    # not when they are scheduled (vLLM V1 cache_blocks at allocate_slots).
+    store_context_blocks_at_end: bool = False  # how the engine runs a step on the host (CUDA graphs, overlap scheduling)

@@ -20,6 +20,7 @@ from chunkviz.simulator.sequence import SeqState
 
 VictimRule = Callable[[list[SeqState]], SeqState]
 AdmitCheck = Callable[["SchedContext", SeqState, int], bool]  # (ctx, seq, prefix-hit tokens) -> may it start?
+SkipCheck = Callable[["SchedContext", SeqState], bool]  # (ctx, seq) -> pass it over this step, serving those behind
 
 
 @dataclass(slots=True)
@@ -100,7 +101,9 @@ def allocate(ctx: SchedContext, seq: SeqState, num_new_tokens: int, hit_ids: lis
     if ok:  # whole blocks: the capacity reaches the end of the last block allocated
         block_size = kv.block_size
         seq.kv_capacity_tokens = max(seq.kv_capacity_tokens, -(-target // block_size) * block_size)
-        if kv.enable_prefix_caching:  # vLLM V1 allocate_slots -> cache_blocks: keys exist from scheduling on
+        # vLLM V1 allocate_slots -> cache_blocks: keys exist from scheduling on; TensorRT-LLM keys a context's blocks
+        # when it is done (apply.apply_plan, Knobs.store_context_blocks_at_end), a decode's as vLLM does.
+        if kv.enable_prefix_caching and (seq.is_decode_ready or not ctx.knobs.store_context_blocks_at_end):
             kv.cache_blocks(seq.key, seq.content, seq.num_computed_tokens + num_new_tokens)
         if ctx.lean_kv:
             seq.kv_cover_limit_tokens = kv.cover_limit(seq.key)
@@ -271,14 +274,27 @@ def prefix_hit(ctx: SchedContext, seq: SeqState) -> list[int]:
 
 
 def admit_waiting(ctx: SchedContext, plan: Plan, tokens_left: int, allow_chunk: bool,
-                  can_admit: AdmitCheck | None = None, chunk_unit_tokens: int = 1) -> int:
+                  can_admit: AdmitCheck | None = None, chunk_unit_tokens: int = 1, skip: SkipCheck | None = None) -> int:
     """Admit waiting sequences FCFS; the last may be chunked (to a multiple of chunk_unit_tokens) to fill the
-    step when allow_chunk; returns the step's tokens left."""
+    step when allow_chunk; a sequence `skip` passes over stays waiting at its place and the ones behind it are
+    served; returns the step's tokens left."""
+    skipped: list[SeqState] = []
+    try:
+        return _admit_waiting(ctx, plan, tokens_left, allow_chunk, can_admit, chunk_unit_tokens, skip, skipped)
+    finally:
+        ctx.waiting.extendleft(reversed(skipped))  # back at the head, in their order
+
+
+def _admit_waiting(ctx: SchedContext, plan: Plan, tokens_left: int, allow_chunk: bool, can_admit: AdmitCheck | None,
+                   chunk_unit_tokens: int, skip: SkipCheck | None, skipped: list[SeqState]) -> int:
     seats = seats_taken(ctx)
-    while ctx.waiting and tokens_left > 0:
+    while ctx.waiting and tokens_left > 0:  # bounded: each pass admits, skips or rejects the head, or breaks
         seq = ctx.waiting[0]
         if seats + seq.seats_needed > ctx.knobs.max_num_seqs:
             break
+        if skip is not None and skip(ctx, seq):
+            skipped.append(ctx.waiting.popleft())
+            continue
         hit_ids = prefix_hit(ctx, seq)
         hit_tokens = len(hit_ids) * ctx.kv.block_size
         want = cap_chunk(ctx, seq.num_tokens - max(hit_tokens, seq.kv_transferred_tokens))

@@ -263,15 +263,24 @@ class BlockManager:
                 else:
                     holders[block.block_id] = None
 
-    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
-        """Record that tokens [old, new) now hold KV (and cache any full block not cached when it was scheduled)."""
+    def block_key_at(self, content_fn: ContentFn, end_tokens: int) -> str:
+        """The prefix key of the full block that ends at `end_tokens` (find_prefix_hit's chain)."""
+        parent, bs = "", self.block_size
+        for i in range(end_tokens // bs):
+            parent = chain_key(parent, content_fn(i * bs, (i + 1) * bs))
+        return parent
+
+    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int,
+                    cache: bool = True) -> None:
+        """Record that tokens [old, new) now hold KV (and, with `cache`, key any full block not keyed when it was
+        scheduled)."""
         table, bs, blocks = self.tables[seq], self.block_size, self.blocks
         for index in range(old_tokens // bs, -(-new_tokens // bs)):
             block = blocks[table[index]]
             filled = min(bs, new_tokens - index * bs)
             if filled > block.num_filled_tokens:
                 block.num_filled_tokens = filled
-        if self.enable_prefix_caching:
+        if cache and self.enable_prefix_caching:
             # cache_blocks' own loop would be empty when every full block is keyed already (most steps): skip the call.
             keys = self.seq_chain_keys.get(seq)
             if keys is None or len(keys) < min(new_tokens // bs, len(table)):

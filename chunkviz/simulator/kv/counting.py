@@ -61,5 +61,6 @@ class CountingKvManager:
     def cache_blocks(self, seq: SeqKey, content_fn: ContentFn, num_tokens: int) -> None:
         return None
 
-    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
+    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int,
+                    cache: bool = True) -> None:
         return None

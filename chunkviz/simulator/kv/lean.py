@@ -399,8 +399,16 @@ class LeanPrefixCache:
         else:
             found.append(block_id)
 
-    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int) -> None:
-        """Cache any full block not cached when it was scheduled (fill levels are not kept here)."""
+    def block_key_at(self, content_fn: ContentFn, end_tokens: int) -> int:
+        """The key of the full block that ends at `end_tokens` (negative, and so never shared, when private)."""
+        return key_at(self._plan(content_fn), end_tokens)
+
+    def on_computed(self, seq: SeqKey, content_fn: ContentFn, old_tokens: int, new_tokens: int,
+                    cache: bool = True) -> None:
+        """Cache any full block not cached when it was scheduled (fill levels are not kept here); nothing without
+        `cache`."""
+        if not cache:
+            return
         keyed = self.num_keyed.get(seq)
         if keyed is None or keyed < min(new_tokens // self.block_size, len(self.tables[seq])):
             self.cache_blocks(seq, content_fn, new_tokens)

@@ -119,6 +119,11 @@ class PolicyEntry:
     # returns the prefill's token once the KV is there (SGLang's decode server takes it from the transferred
     # metadata without a forward pass; TensorRT-LLM's context server returns it).
     pd_first_token_from_decode: bool = False
+    # A prompt's full blocks join the prefix cache only when its context is done (TensorRT-LLM: the executor calls
+    # KVCacheManager::storeContextBlocks for a request whose last context chunk ran, kvCacheManager.cpp), so a
+    # request scheduled in the same step, or while a chunked context is still running, cannot reuse them yet; False:
+    # keyed when scheduled (vLLM V1 KVCacheManager.allocate_slots -> cache_blocks).
+    stores_context_blocks_at_end: bool = False
 
     def absorbs(self, scheduler: SchedulerConfig) -> bool:
         absorbs = self.fast_path_absorbs_arrivals
@@ -178,11 +183,16 @@ _ENTRIES = (
                 overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
                 fast_path=True, fast_path_replay=replay_decode_steps,
                 fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),
-    PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
+    # TensorRT-LLM takes a prompt's blocks whole at its first context chunk: KVCacheManager::getNeededBlocksOneStep
+    # counts the whole prompt (mPromptLen) for `isContextInitState() && isFirstContextChunk()` and addSequence
+    # allocates blocks for the whole inputLength (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp); later chunks
+    # need none. Without chunked context a prompt runs whole anyway, so the trait matters only with it.
+    PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=True,
                 victim=newest_victim, defaults=d.trtllm_defaults, label_en="TensorRT-LLM (in-flight batching)",
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
+                stores_context_blocks_at_end=True,
                 overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, fast_path=True,
                 fast_path_absorbs_arrivals=lambda s: not s.trtllm_chunked_context, fast_path_reserve=completion_reserve),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,

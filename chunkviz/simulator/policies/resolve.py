@@ -60,7 +60,8 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return Knobs(tokens, seqs, threshold, chunks, reserve, config.model.max_model_len_tokens,
-                 prefix_caching=resolve_prefix_caching(config), step_pricing=pricing)
+                 prefix_caching=resolve_prefix_caching(config), step_pricing=pricing,
+                 store_context_blocks_at_end=entry.stores_context_blocks_at_end)
 
 
 def resolve_prefix_caching(config: SimConfig) -> bool:

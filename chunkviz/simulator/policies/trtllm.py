@@ -14,7 +14,7 @@ from typing import Callable
 from chunkviz.request import Request
 from chunkviz.simulator.reserve_note import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, trtllm_total_tokens
-from chunkviz.simulator.sched_common import Plan, SchedContext, admit_waiting, schedule_running
+from chunkviz.simulator.sched_common import Plan, SchedContext, SkipCheck, admit_waiting, schedule_running
 from chunkviz.simulator.sequence import SeqState
 
 
@@ -57,6 +57,39 @@ def fits_to_completion(ctx: SchedContext, seq: SeqState, hit_tokens: int) -> boo
 fits_to_completion.explain = explain_to_completion  # the why-sentence's reading of a refusal (decision.py)
 
 
+def _first_new_block_key(ctx: SchedContext, seq: SeqState) -> object | None:
+    """kvCacheManager.cpp WindowBlockManager::findNewContextBlock: the key (with its whole prefix) of the first full
+    block of the request's tokens that the reuse tree lacks, or None when every full block is there."""
+    kv, block_size = ctx.kv, ctx.kv.block_size
+    num_hit = len(kv.find_prefix_hit(seq.content, seq.num_tokens))  # full blocks only, the last token included
+    if num_hit >= seq.num_tokens // block_size:
+        return None
+    return kv.block_key_at(seq.content, (num_hit + 1) * block_size)
+
+
+def reuse_aware_skip(ctx: SchedContext) -> SkipCheck | None:
+    """capacityScheduler.cpp `beneficialToSkip` (GuaranteedNoEvictScheduler and MaxUtilizationScheduler): with block
+    reuse on, a request in its first context chunk whose first new block another context request of this step (or a
+    chunked context still running: prefillWithChunkedContextsAlreadyExecuting) will produce is passed over this step
+    (`continue`, those behind it are still served), to reuse that block once its context is stored; otherwise it
+    contributes its own first new block. None when reuse is off (or the manager keeps no prefix keys)."""
+    if not (ctx.kv.enable_prefix_caching and ctx.kv.tracks_content):
+        return None
+    contributed = {key for seq in ctx.running if not seq.is_decode_ready and seq.num_computed_tokens > 0
+                   for key in (_first_new_block_key(ctx, seq),) if key is not None}
+
+    def skip(ctx: SchedContext, seq: SeqState) -> bool:
+        key = _first_new_block_key(ctx, seq)
+        if key is None:
+            return False
+        if key in contributed:
+            return True
+        contributed.add(key)
+        return False
+
+    return skip
+
+
 def schedule_trtllm(ctx: SchedContext) -> Plan:
     plan = Plan()
     # Chunked context splits a prompt into chunks of whole KV blocks (chunk unit = tokens_per_block), but the last.
@@ -66,5 +99,6 @@ def schedule_trtllm(ctx: SchedContext) -> Plan:
         return plan
     guaranteed = ctx.scheduler.trtllm_capacity_policy == "guaranteed-no-evict"
     admit_waiting(ctx, plan, tokens_left, allow_chunk=ctx.knobs.chunks_prompts,
-                  can_admit=fits_to_completion if guaranteed else None, chunk_unit_tokens=unit)
+                  can_admit=fits_to_completion if guaranteed else None, chunk_unit_tokens=unit,
+                  skip=reuse_aware_skip(ctx))
     return plan
