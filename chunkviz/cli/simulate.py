@@ -85,8 +85,9 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
                    help="vLLM's --scheduling-policy: fcfs, or priority (waiting requests by (priority, arrival), "
                         "lower first: chats 0 before documents 1; vLLM's victim is then the lowest priority); for "
                         "sglang, its --enable-priority-scheduling with --schedule-low-priority-values-first")
-    p.add_argument("--step-overhead-ms", type=float, default=2.0,
-                   help="CPU time of an eager step without overlap (launches, scheduling, sampling)")
+    p.add_argument("--step-overhead-ms", type=float, default=None,
+                   help="a flat host time per step instead of the engine's host model (scheduling, input preparation, "
+                        "kernel launches: chunkviz/cost/host_time.py); 0: GPU time only")
     _add_step_pricing_flags(p)
     p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
@@ -186,7 +187,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
                         num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=_prefix_caching(args),
                         eviction=args.eviction, allocation=args.allocation)
-    cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3, overlap_scheduling=args.overlap_scheduling,
+    overhead_s = None if args.step_overhead_ms is None else args.step_overhead_ms / 1e3
+    cost = CostConfig(step_overhead_s=overhead_s, overlap_scheduling=args.overlap_scheduling,
                       enforce_eager=args.enforce_eager, cuda_graph_max_bs=args.cuda_graph_max_bs)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,

@@ -129,8 +129,9 @@ class CacheConfig:
 class CostConfig:
     """Assumptions of the cost model that are not datasheet facts; exposed so users can question them."""
 
-    step_overhead_s: float = field(default=0.002, metadata={
-        "help": "Fixed time per engine step: launches, sampling, scheduling (costmodel.md §1.4: 1–3 ms)"})
+    step_overhead_s: float | None = field(default=None, metadata={
+        "help": "Flat host time per engine step replacing the engine's host model (scheduling, input preparation, "
+                "launches: cost/host_time.py); None: the engine's model; 0: GPU time only"})
     mbu: float = field(default=0.78, metadata={
         "help": "Fraction of HBM bandwidth attention and lm_head kernels reach (vidur A100 linear kernels: about "
                 "78%); the dense layers use their own fitted value (chunkviz/cost/fitted.py)"})
@@ -147,7 +148,8 @@ class CostConfig:
 
     def __post_init__(self) -> None:
         o = self.step_overhead_s
-        if isinstance(o, bool) or not isinstance(o, (int, float)) or not math.isfinite(o) or o < 0 or o > 1:
+        if o is not None and (isinstance(o, bool) or not isinstance(o, (int, float)) or not math.isfinite(o)
+                              or o < 0 or o > 1):
             raise ValueError(f"step_overhead_s must be between 0 and 1 second, got {o!r}")
         if isinstance(self.mbu, bool) or not isinstance(self.mbu, (int, float)) or not (0.0 < self.mbu <= 1.0):
             raise ValueError(f"mbu must be in (0, 1], got {self.mbu!r}")

@@ -159,6 +159,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             if ff_end_s is not None:
                 now_s, num_idle_plans = ff_end_s, 0  # it ran steps, as the exact loop's non-idle plans would
                 continue
+        num_active = len(ctx.running) + len(ctx.waiting)  # the requests this plan's scheduling walks (host time)
         plan = policy(ctx)
         for seq, reason in plan.rejected:
             reject(run, seq.request, reason, now_s)
@@ -168,7 +169,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             continue
         num_idle_plans = 0
         _check_step_limit(run, step_limit, config)
-        now_s, record = _step(run, plan, cost_of, now_s)
+        now_s, record = _step(run, plan, cost_of, now_s, num_active)
         if config.record_detail:
             records.append(record(tuple(events)))
             events.clear()
@@ -180,19 +181,20 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     return run.to_trace(tuple(records), now_s, tuple(knob_notes(config, ctx.knobs, ctx.kv.num_total_blocks)))
 
 
-def _step(run: RunState, plan, cost_of, now_s: float):
-    """Price and apply one planned step; returns its end time and, for detailed runs, a builder of its StepRecord
-    from the step's events. The decision is taken before the plan is applied (it reads the queues as planned)."""
+def _step(run: RunState, plan, cost_of, now_s: float, num_active: int):
+    """Price and apply one planned step (`num_active`: running + waiting requests when it was planned); returns its
+    end time and, for detailed runs, a builder of its StepRecord from the step's events. The decision is taken
+    before the plan is applied (it reads the queues as planned)."""
     ctx = run.ctx
     if not run.config.record_detail:  # metrics-only runs (the hot path): the price's three figures, no objects
-        terms = cost_of.terms(*step_shape(plan.items))
+        terms = cost_of.terms(*step_shape(plan.items), num_active)
         end_s = now_s + terms[5]
         _count_stalls(run, _stalled(plan, ctx.running))
         apply_plan(run, plan, now_s, end_s)
         run.record_step(terms[5], terms[8], terms[9])  # StepCost's total_s, mfu, mbu
         return end_s, None
     chunks = scheduled_chunks(plan.items)
-    cost = cost_of(StepShape(*step_shape(plan.items)))
+    cost = cost_of(StepShape(*step_shape(plan.items)), num_active)
     start_s, end_s = now_s, now_s + cost.total_s
     stalled = _stalled(plan, ctx.running)
     decision = decide(ctx, plan, stalled)

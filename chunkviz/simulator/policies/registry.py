@@ -14,6 +14,8 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Callable
 
 from chunkviz.config import SchedulerConfig, SimConfig
+from chunkviz.cost import host_time as hc
+from chunkviz.cost.host_time import HostCosts
 from chunkviz.cost.step_pricing import StepPricing
 from chunkviz.request import Request
 from chunkviz.simulator.policies import pricing as pr
@@ -103,6 +105,10 @@ class PolicyEntry:
     # work overlaps this step's GPU work by default, and which steps it replays as CUDA graphs (None: all eager).
     overlap_scheduling: bool = False
     cuda_graphs: pr.GraphRule | None = None
+    # The engine's CPU seconds of scheduling and input preparation per step (cost/host_time.py, each with its source);
+    # the research systems (Orca, Sarathi-Serve, static batching) keep vLLM V0's: Sarathi-Serve's prototype is a fork
+    # of vLLM's V0 engine, and the papers publish no host timings (assumption).
+    host_costs: HostCosts = hc.VLLM_V0
 
     def absorbs(self, scheduler: SchedulerConfig) -> bool:
         absorbs = self.fast_path_absorbs_arrivals
@@ -126,7 +132,8 @@ class PolicyEntry:
 
     def step_pricing(self, config: SimConfig, max_num_seqs: int) -> StepPricing:
         """How this engine prices a step, with the user's --enforce-eager / overlap / --cuda-graph-max-bs applied."""
-        return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en)
+        return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en,
+                               self.host_costs)
 
 
 _ENTRIES = (
@@ -141,14 +148,14 @@ _ENTRIES = (
                 refusals=r.VLLM_NO_CHUNK, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=False, takes_priority=True,
                 priority_victim=lowest_priority_victim, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v1_defaults, label_en="chunked prefill (vLLM V1)", label_zh="分块预填充（vLLM V1）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim,
                 prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
                 defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
@@ -158,7 +165,7 @@ _ENTRIES = (
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
                 takes_priority=True, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
+                overlap_scheduling=True, cuda_graphs=pr.sglang_graphs, host_costs=hc.SGLANG,
                 fast_path=True, fast_path_replay=replay_decode_steps,
                 fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),
     PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
@@ -166,7 +173,7 @@ _ENTRIES = (
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, fast_path=True,
+                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, host_costs=hc.TRTLLM, fast_path=True,
                 fast_path_absorbs_arrivals=lambda s: not s.trtllm_chunked_context, fast_path_reserve=completion_reserve),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
