@@ -16,7 +16,8 @@ from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.simulator.decision import decide
 from chunkviz.simulator.events import Arrived, DecodeStalled
 from chunkviz.simulator import fast_forward, fast_kv
-from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, make_kv_manager, num_gpu_blocks
+from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, kv_bytes_per_token_per_gpu, make_kv_manager, num_gpu_blocks
+from chunkviz.simulator.policies.memory import KvPool
 from chunkviz.cost.profiled import make_step_coster
 from chunkviz.cost.roofline import StepShape
 from chunkviz.request import Request
@@ -94,10 +95,16 @@ def _rejection_reason(config: SimConfig, run: RunState, request: Request) -> str
     return None
 
 
-def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
+def kv_pool_of(config: SimConfig) -> KvPool:
+    """The run's KV pool per GPU by its engine's memory rule (policies/memory.py); config's block size resolved."""
+    return policy_entry(config.scheduler.policy).kv_pool(config)
+
+
+def _context(config: SimConfig, pending: deque[Request], emit, pool: KvPool) -> SchedContext:
     """The scheduler's view of one run: queues, KV manager, resolved knobs and the policy's victim rule."""
-    knobs = resolve_knobs(config, num_gpu_blocks(config))  # before the manager: it reads the resolved caching
-    kv = make_kv_manager(config, list(pending), emit, knobs.prefix_caching)
+    blocks = num_gpu_blocks(config, pool.pool_bytes, pool.knob)
+    knobs = resolve_knobs(config, blocks)  # before the manager: it reads the resolved caching
+    kv = make_kv_manager(config, list(pending), emit, knobs.prefix_caching, blocks)
     entry = policy_entry(config.scheduler.policy)
     by_priority = config.scheduler.scheduling_policy == "priority"
     victim = entry.priority_victim if by_priority and entry.priority_victim is not None else entry.victim
@@ -132,7 +139,8 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     pending = deque(_check_requests(requests))
     events: list[object] = []
     emit = events.append if config.record_detail else (lambda event: None)
-    ctx = _context(config, pending, emit)
+    pool = kv_pool_of(config)
+    ctx = _context(config, pending, emit, pool)
     run = RunState(config=config, ctx=ctx)
     policy = policy_entry(config.scheduler.policy).schedule
     cost_of = make_step_coster(config, ctx.knobs.step_pricing)
@@ -178,7 +186,10 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")
     if ff is not None:
         fast_forward.finalize(ff, run)
-    return run.to_trace(tuple(records), now_s, tuple(knob_notes(config, ctx.knobs, ctx.kv.num_total_blocks)))
+    used_pool_bytes = pool.pool_bytes if config.cache.num_gpu_blocks is None else \
+        ctx.kv.num_total_blocks * config.cache.block_size * kv_bytes_per_token_per_gpu(config)
+    return run.to_trace(tuple(records), now_s, tuple(knob_notes(config, ctx.knobs, ctx.kv.num_total_blocks)),
+                        used_pool_bytes)
 
 
 def _step(run: RunState, plan, cost_of, now_s: float, num_active: int):

@@ -20,6 +20,7 @@ from chunkviz.cost.step_pricing import StepPricing
 from chunkviz.request import Request
 from chunkviz.simulator.policies import pricing as pr
 from chunkviz.simulator.policies import defaults as d
+from chunkviz.simulator.policies import memory as mem
 from chunkviz.simulator.policies import refusals as r
 from chunkviz.simulator.policies.orca import schedule_orca
 from chunkviz.simulator.policies.sarathi import schedule_sarathi
@@ -109,6 +110,9 @@ class PolicyEntry:
     # the research systems (Orca, Sarathi-Serve, static batching) keep vLLM V0's: Sarathi-Serve's prototype is a fork
     # of vLLM's V0 engine, and the papers publish no host timings (assumption).
     host_costs: HostCosts = hc.VLLM_V0
+    # The engine's memory rule for its KV pool (policies/memory.py): vLLM V1 gpu_memory_utilization 0.92, V0 and the
+    # research systems 0.90, SGLang mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction.
+    kv_pool: mem.PoolRule = mem.VLLM_V0_POOL
 
     def absorbs(self, scheduler: SchedulerConfig) -> bool:
         absorbs = self.fast_path_absorbs_arrivals
@@ -148,14 +152,16 @@ _ENTRIES = (
                 refusals=r.VLLM_NO_CHUNK, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=False, takes_priority=True,
                 priority_victim=lowest_priority_victim, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1),
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1,
+                kv_pool=mem.VLLM_V1_POOL),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v1_defaults, label_en="chunked prefill (vLLM V1)", label_zh="分块预填充（vLLM V1）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim,
                 prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1),
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1,
+                kv_pool=mem.VLLM_V1_POOL),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
                 defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
@@ -166,6 +172,7 @@ _ENTRIES = (
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
                 takes_priority=True, prefix_caching_default=True,
                 overlap_scheduling=True, cuda_graphs=pr.sglang_graphs, host_costs=hc.SGLANG,
+                kv_pool=mem.sglang_pool,
                 fast_path=True, fast_path_replay=replay_decode_steps,
                 fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),
     PolicyEntry("trtllm", schedule_trtllm, chunks_prompts=lambda s: s.trtllm_chunked_context, reserves_prompt=False,
@@ -173,7 +180,8 @@ _ENTRIES = (
                 label_zh="TensorRT-LLM（动态批处理）",
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, host_costs=hc.TRTLLM, fast_path=True,
+                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, host_costs=hc.TRTLLM, kv_pool=mem.trtllm_pool,
+                fast_path=True,
                 fast_path_absorbs_arrivals=lambda s: not s.trtllm_chunked_context, fast_path_reserve=completion_reserve),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
