@@ -19,6 +19,7 @@ from chunkviz.cost.roofline import StepCoster, shape_of
 from chunkviz.cost.step_pricing import EAGER, StepPricing
 from chunkviz.errors import InputError
 from chunkviz.inputs import strict_dumps
+from chunkviz.simulator.engine import kv_pool_of
 from chunkviz.simulator.kv.setup import num_gpu_blocks
 from chunkviz.simulator.policies.registry import POLICY_NAMES
 from chunkviz.simulator.policies.resolve import resolve_knobs, with_engine_block_size
@@ -117,7 +118,8 @@ def _pricing(args: argparse.Namespace, model, gpu, cost: CostConfig) -> StepPric
     config = with_engine_block_size(SimConfig(model=model, gpu=gpu, scheduler=SchedulerConfig(policy=args.policy),
                                               cost=cost, tensor_parallel=args.tensor_parallel, record_detail=False))
     try:
-        blocks = num_gpu_blocks(config)
+        pool = kv_pool_of(config)
+        blocks = num_gpu_blocks(config, pool.pool_bytes, pool.knob)
     except InputError:  # weights beyond one GPU: a step's host pricing does not read the KV pool's size
         blocks = 1
     return resolve_knobs(config, blocks).step_pricing

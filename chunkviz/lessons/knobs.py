@@ -20,8 +20,13 @@ ENGINES = ("vllm", "sglang", "trtllm")
 # Llama-3-8B on one H100 (81,559 MiB): 0.1983 leaves 428 KV blocks of 16 tokens (6,848 tokens) beside the weights,
 # just enough for the document, so chats must be preempted (or held back) while it runs; found by running the lecture.
 TIGHT_MEMORY_UTILIZATION = 0.1983
-_KNOB_PRESETS = {**PRESETS, "tight-memory": replace(
-    PRESETS["lecture"], cache=replace(PRESETS["lecture"].cache, gpu_memory_utilization=TIGHT_MEMORY_UTILIZATION))}
+# TensorRT-LLM sizes its pool by its own knob (policies/memory.py): the same 6,848 tokens (214 blocks of 32) are
+# this fraction of what is free after the weights and the activations of the lecture's max_num_tokens of 512
+# (214.5 blocks · 4 MiB / 69,422,546,944 bytes).
+TIGHT_FREE_GPU_MEMORY_FRACTION = 0.01296
+_TIGHT_KNOB = {"trtllm": ("free_gpu_memory_fraction", TIGHT_FREE_GPU_MEMORY_FRACTION),
+               "vllm": ("gpu_memory_utilization", TIGHT_MEMORY_UTILIZATION)}
+_KNOB_PRESETS = {**PRESETS, "tight-memory": PRESETS["lecture"]}  # the engine's memory knob is set by knob_scenario
 NOT_MODELLED = ""
 _VLLM_ARGS = "vllm/engine/arg_utils.py EngineArgs.get_batch_defaults"
 _VLLM_SCHED = "vllm/config/scheduler.py SchedulerConfig"
@@ -100,6 +105,9 @@ def knob_scenario(knob: Knob, value: object) -> Scenario:
         raise ValueError(f"{knob.engine} {knob.name} is not modelled, so it has no run")
     policy = str(value) if knob.setting == "scheduler.policy" else ENGINE_POLICY[knob.engine]
     scenario = _KNOB_PRESETS[knob.preset].with_policy(policy, LECTURE_BUDGET_TOKENS)
+    if knob.preset == "tight-memory":  # each engine's own memory knob (another engine's is refused)
+        name, value_ = _TIGHT_KNOB[knob.engine]
+        scenario = apply_setting(scenario, f"cache.{name}", value_)
     if knob.engine == "trtllm":  # the lecture shows TRT-LLM with chunked context on, like the other two engines
         scenario = apply_setting(scenario, "scheduler.trtllm_chunked_context", True)
     if knob.setting != "scheduler.policy":
