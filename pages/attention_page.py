@@ -43,4 +43,4 @@ except ValueError as exc:
 col_keys = ("col.chunk", "col.whole", "col.steps", "col.flops", "col.attn_flops", "col.weights", "col.kv", "col.time")
 st.dataframe(charts.real_model_rows(costs, {k: t(f"am.{k}") for k in col_keys}), hide_index=True, width="stretch",
              key="am_real")
-st.caption(t("am.real_note", overhead=scenario.cost.step_overhead_s * 1e3))
+st.caption(t("am.real_note"))

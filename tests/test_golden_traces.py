@@ -1,7 +1,8 @@
 """Golden traces: the trace JSON of the default scenarios (every preset × policy in scripts/golden_traces.py) is
 byte-identical to the stored hashes, first taken before the package restructure; a change meant to alter traces
 regenerates them (`python scripts/golden_traces.py --write`) and says so in its commit. The eager, no-overlap
-entries are the traces from before step pricing (issue 23)."""
+entries run every step eagerly without overlap under each engine's host model (issue 36: scheduling, input
+preparation and launches; the fixed step_overhead_s of before step pricing, issue 23, is gone)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,9 @@ def test_golden_file_covers_every_scenario_and_policy():
     assert set(GOLDEN) == set(golden_traces.all_keys())
 
 
-def test_graphs_and_overlap_off_keep_the_traces_from_before_step_pricing():
-    """The eager, no-overlap hashes were not regenerated with step pricing (issue 23): they are the traces every
-    policy gave when each step paid the fixed step_overhead_s, so switching both off restores that price exactly;
-    for the engines that have graphs or overlap on by default, the default trace differs."""
+def test_graphs_and_overlap_off_change_only_the_engines_that_have_them():
+    """Switching graphs and overlap off changes the trace of exactly the engines that ship them on (vLLM V0's
+    decode graphs, V1's, SGLang's and TensorRT-LLM's graphs and overlap); the research systems run eagerly anyway."""
     changed = {"chunked", "vllm-nochunk", "monolithic", "sglang", "trtllm"}
     for name in golden_traces.EAGER_SCENARIOS:
         for policy in golden_traces.POLICIES:

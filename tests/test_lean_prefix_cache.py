@@ -186,11 +186,11 @@ def _same_on_both(block_manager_only, config, reqs):
 
 def test_the_lean_cache_is_what_prefix_cached_metrics_runs_use():
     reqs = make_workload("multi-turn", WorkloadSpec(num_requests=4, qps=4, seed=0))
-    kv = setup.make_kv_manager(make_config("chunked", 512, detail=False, prefix_caching=True), reqs, print, True)
+    kv = setup.make_kv_manager(make_config("chunked", 512, detail=False, prefix_caching=True), reqs, print, True, 512)
     assert type(kv) is LeanPrefixCache
     for config in (make_config("chunked", 512, detail=True, prefix_caching=True),
                    make_config("chunked", 512, detail=False, prefix_caching=True, eviction="fifo")):
-        assert type(setup.make_kv_manager(config, reqs, print, True)) is BlockManager
+        assert type(setup.make_kv_manager(config, reqs, print, True, 512)) is BlockManager
 
 
 @pytest.mark.parametrize("fast_forward", [True, False], ids=["fast", "exact"])

@@ -1,7 +1,7 @@
 """Step pricing as the engines run a step (cost/step_pricing.py, simulator/policies/pricing.py): a decode-only step
 replayed as a CUDA graph is cheaper than the eager one by exactly the modelled launch time, a batch between captured
-sizes pays for its padding (or runs eager where the engine does not pad), overlap hides host time up to the GPU time,
-each engine's switch turns its behaviour off, and the fast path prices the same way."""
+sizes pays for its padding (or runs eager where the engine does not pad), overlap hides the CPU work (not the
+launches) up to the GPU time, each engine's switch turns its behaviour off, and the fast path prices the same way."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from chunkviz.cli.main import main
 from chunkviz.config import CostConfig
 from chunkviz.cost.catalogue import get_gpu, get_model
 from chunkviz.cost.roofline import StepCoster, shape_of
+from chunkviz.cost import host_time as hc
 from chunkviz.cost.step_pricing import (ATTENTION_KERNELS_PER_LAYER, DENSE_KERNELS_PER_LAYER, EAGER,
-                                        GRAPH_LAUNCH_S, KERNEL_LAUNCH_S, KERNELS_PER_STEP, StepPricing, cpu_times_s,
-                                        step_mode)
+                                        GRAPH_LAUNCH_S, KERNEL_LAUNCH_S, KERNELS_PER_STEP, StepPricing, step_mode)
 from chunkviz.errors import InputError
 from chunkviz.simulator.engine import resolve_knobs
 from chunkviz.simulator.policies import pricing as pr
@@ -36,22 +36,24 @@ def test_a_graph_replay_saves_exactly_the_modelled_launch_time_on_a_decode_step(
     eager, graphs = StepCoster(MODEL, GPU), StepCoster(MODEL, GPU, pricing=FULL_NO_OVERLAP)
     a, b = eager(_decode(8)), graphs(_decode(8))  # 8 is a captured size: no padding
     kernels = MODEL.num_layers * (DENSE_KERNELS_PER_LAYER + ATTENTION_KERNELS_PER_LAYER) + KERNELS_PER_STEP
-    saved_s = kernels * KERNEL_LAUNCH_S - GRAPH_LAUNCH_S  # 358 launches of 5 µs become one graph launch
+    saved_s = kernels * KERNEL_LAUNCH_S - GRAPH_LAUNCH_S  # 358 launches of ~9.25 µs become one graph launch
     assert (a.dense_s, a.attention_s, a.lm_head_s) == (b.dense_s, b.attention_s, b.lm_head_s)
-    assert a.overhead_s == pytest.approx(0.002)
+    work_s = hc.VLLM_V0.sched_s(8) + hc.VLLM_V0.prep_s(8, 8)  # the default pricing's CPU work: the same in both
+    assert a.overhead_s == pytest.approx(work_s + kernels * KERNEL_LAUNCH_S)
     assert a.total_s - b.total_s == pytest.approx(saved_s, rel=1e-9)
-    assert saved_s == pytest.approx(1.78e-3)
+    assert saved_s == pytest.approx(3.3e-3)  # the measured eager penalty of an 8B decode step
 
 
 def test_a_mixed_step_is_piecewise_keeping_the_attention_launches():
     graphs = StepCoster(MODEL, GPU, pricing=FULL_NO_OVERLAP)
     mixed = shape_of(((56, 0),), (1000,) * 8)  # 64 tokens: a captured size
     assert step_mode(FULL_NO_OVERLAP, mixed.num_tokens, mixed.num_seqs) == ("piecewise", 64)
-    cpu = cpu_times_s(MODEL, CostConfig())
+    launches = hc.launch_times_s(MODEL.num_layers)
     attention_s = MODEL.num_layers * ATTENTION_KERNELS_PER_LAYER * KERNEL_LAUNCH_S
     pieces_s = (MODEL.num_layers + 1) * GRAPH_LAUNCH_S
-    assert graphs(mixed).overhead_s == pytest.approx(cpu["full"] - GRAPH_LAUNCH_S + attention_s + pieces_s)
-    assert cpu["full"] < cpu["piecewise"] < cpu["eager"] == 0.002
+    work_s = hc.VLLM_V0.sched_s(9) + hc.VLLM_V0.prep_s(64, 9)
+    assert graphs(mixed).overhead_s == pytest.approx(work_s + attention_s + pieces_s)
+    assert launches["full"] < launches["piecewise"] < launches["eager"]
 
 
 def test_a_decode_batch_between_captured_sizes_pays_for_its_padding():
@@ -84,12 +86,13 @@ def test_sglang_captures_up_to_its_memory_tier_and_pads():
     assert pr.sglang_graphs(pr.GraphQuery(GPU.memory_bytes, 1, 4096, 64)).decode_sizes[-1] == 64
 
 
-def test_overlap_hides_host_time_up_to_the_gpu_time():
+def test_overlap_hides_the_cpu_work_up_to_the_gpu_time_but_not_the_launches():
     overlap = StepPricing(overlap=True)
     short = StepCoster(MODEL, GPU, pricing=overlap)(_decode(8))
-    assert short.overhead_s == 0.0  # 2 ms of host work under a longer GPU step
-    assert short.total_s == short.dense_s + short.attention_s + short.lm_head_s
-    slow_host = CostConfig(step_overhead_s=0.5)  # host work longer than the GPU's: only the excess is exposed
+    eager_launch_s = hc.launch_times_s(MODEL.num_layers)["eager"]
+    assert short.overhead_s == pytest.approx(eager_launch_s)  # ~0.6 ms of CPU work under a longer GPU step
+    assert short.total_s == pytest.approx(short.dense_s + short.attention_s + short.lm_head_s + eager_launch_s)
+    slow_host = CostConfig(step_overhead_s=0.5)  # a flat 0.5 s of CPU work: only the excess over the GPU's shows
     cost = StepCoster(MODEL, GPU, slow_host, pricing=overlap)(_decode(8))
     gpu_s = cost.dense_s + cost.attention_s + cost.lm_head_s
     assert cost.overhead_s == pytest.approx(0.5 - gpu_s)
@@ -104,8 +107,9 @@ def _pricing(policy: str, **cost) -> StepPricing:
 
 
 @pytest.mark.parametrize("policy", POLICY_NAMES)
-def test_enforce_eager_without_overlap_is_the_old_price_for_every_policy(policy):
-    assert _pricing(policy, enforce_eager=True, overlap_scheduling=False) == EAGER
+def test_enforce_eager_without_overlap_runs_eagerly_with_the_engines_own_cpu_costs(policy):
+    pricing = _pricing(policy, enforce_eager=True, overlap_scheduling=False)
+    assert pricing == replace(EAGER, host=REGISTRY[policy].host_costs)
 
 
 def test_each_engine_runs_as_shipped():
@@ -115,7 +119,7 @@ def test_each_engine_runs_as_shipped():
     assert _pricing("chunked").piecewise_sizes and not _pricing("sglang").piecewise_sizes
     v0 = _pricing("monolithic")  # vLLM V0: decode graphs up to 256, no async scheduling
     assert not v0.overlap and v0.decode_sizes[-1] == 256 and not v0.piecewise_sizes
-    for policy in ("sarathi", "static", "orca"):  # the research systems: eager, no overlap, as before
+    for policy in ("sarathi", "static", "orca"):  # the research systems: eager, no overlap, vLLM V0's CPU costs
         assert _pricing(policy) == EAGER
         assert not REGISTRY[policy].overlap_scheduling and REGISTRY[policy].cuda_graphs is None
 
@@ -123,7 +127,8 @@ def test_each_engine_runs_as_shipped():
 def test_each_switch_turns_off_one_thing():
     assert not _pricing("chunked", overlap_scheduling=False).overlap
     assert _pricing("chunked", overlap_scheduling=False).decode_sizes
-    assert _pricing("sglang", enforce_eager=True) == StepPricing(overlap=True, rule="eager, overlap scheduling")
+    assert _pricing("sglang", enforce_eager=True) == StepPricing(overlap=True, rule="eager, overlap scheduling",
+                                                                 host=hc.SGLANG)
     assert _pricing("chunked", cuda_graph_max_bs=8).decode_sizes == (1, 2, 4, 8)
 
 

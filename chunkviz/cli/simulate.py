@@ -88,8 +88,9 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
                         "--schedule-low-priority-values-first")
     p.add_argument("--schedule-low-priority-values-first", action="store_true",
                    help="SGLang: under --scheduling-policy priority serve lower values first (its default: higher)")
-    p.add_argument("--step-overhead-ms", type=float, default=2.0,
-                   help="CPU time of an eager step without overlap (launches, scheduling, sampling)")
+    p.add_argument("--step-overhead-ms", type=float, default=None,
+                   help="a flat host time per step instead of the engine's host model (scheduling, input preparation, "
+                        "kernel launches: chunkviz/cost/host_time.py); 0: GPU time only")
     _add_step_pricing_flags(p)
     p.add_argument("--profile", type=Path, help="cost profile JSON from `chunkviz measure`: measured step times")
     _add_workload_flags(p)
@@ -192,7 +193,14 @@ def _add_cache_flags(p: argparse.ArgumentParser) -> None:
                    help="SGLang's name for --no-enable-prefix-caching")
     p.add_argument("--eviction", choices=EVICTION_NAMES, default="lru")
     p.add_argument("--allocation", choices=ALLOCATION_NAMES, default="incremental")
-    p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
+    p.add_argument("--gpu-memory-utilization", type=float, default=None,
+                   help="vLLM's KV pool: this fraction of GPU memory less the weights (default: V1 0.92, V0 0.90)")
+    p.add_argument("--mem-fraction-static", type=float, default=None,
+                   help="SGLang's KV pool: this fraction of GPU memory less the weights (default: SGLang's rule, "
+                        "(memory − reserved) / memory, ≈0.835 on an H100)")
+    p.add_argument("--free-gpu-memory-fraction", type=float, default=None,
+                   help="TensorRT-LLM's KV pool: this fraction of the memory free after weights and activations "
+                        "(default 0.9)")
     p.add_argument("--num-gpu-blocks", type=int, default=None)
 
 
@@ -224,10 +232,14 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                                 parallel_sampling=args.parallel_sampling,
                                 scheduling_policy=args.scheduling_policy,
                                 schedule_low_priority_values_first=args.schedule_low_priority_values_first)
+    _check_fractions(args)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
+                        mem_fraction_static=args.mem_fraction_static,
+                        free_gpu_memory_fraction=args.free_gpu_memory_fraction,
                         num_gpu_blocks=args.num_gpu_blocks, enable_prefix_caching=_prefix_caching(args),
                         eviction=args.eviction, allocation=args.allocation)
-    cost = CostConfig(step_overhead_s=args.step_overhead_ms / 1e3, overlap_scheduling=args.overlap_scheduling,
+    overhead_s = None if args.step_overhead_ms is None else args.step_overhead_ms / 1e3
+    cost = CostConfig(step_overhead_s=overhead_s, overlap_scheduling=args.overlap_scheduling,
                       enforce_eager=args.enforce_eager, cuda_graph_max_bs=args.cuda_graph_max_bs)
     return Scenario(workload_preset=args.workload, workload=workload, model=model, gpu=gpu, scheduler=scheduler,
                     cache=cache, cost=cost, tensor_parallel=args.tensor_parallel,
@@ -299,6 +311,7 @@ def summary_dict(trace: Trace, args: argparse.Namespace) -> dict[str, Any]:
     out.update(goodput(trace, Slo(slo_ttft, slo_tbt, slo_e2e)))
     out.update(budget_tokens=trace.budget_tokens, max_num_seqs=trace.max_num_seqs, prefix_caching=trace.prefix_caching,
                slo_e2e_s=slo_e2e, num_gpu_blocks=trace.num_gpu_blocks, block_size=trace.block_size,
+               kv_pool_bytes=trace.kv_pool_bytes,
                peak_blocks_used=trace.peak_blocks_used, num_evicted_blocks=trace.num_evicted_blocks,
                blocks_in_use_at_end=trace.blocks_in_use_at_end, fast_forwarded_steps=trace.fast_forwarded_steps,
                first_rejection_reason=next((r.rejected_reason for r in trace.requests if r.rejected_reason), None))
@@ -395,3 +408,11 @@ def _table(out: dict[str, Any]) -> str:
                  f"MFU {out['mfu_mean']:.2f}, preemptions {out['num_preemptions']}, "
                  f"KV blocks {out['peak_blocks_used']}/{out['num_gpu_blocks']} peak")
     return "\n".join(lines) + "\n"
+
+
+def _check_fractions(args: argparse.Namespace) -> None:
+    """The engines' memory fractions, each in (0, 1] (a NaN or a percentage is refused naming its flag)."""
+    for name in ("gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction"):
+        value = getattr(args, name)
+        if value is not None and not 0.0 < value <= 1.0:  # False for NaN too
+            raise InputError(f"--{name.replace('_', '-')} must be a fraction in (0, 1], got {value}")

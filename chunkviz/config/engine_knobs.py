@@ -95,8 +95,14 @@ class CacheConfig:
     block_size: int | None = field(default=None, metadata={
         "help": "Tokens per KV block. None: the engine's default (vLLM 16; TensorRT-LLM tokens_per_block 32), which "
                 "the policy registry resolves (policies/resolve.py with_engine_block_size)"})
-    gpu_memory_utilization: float = field(default=0.9, metadata={
-        "help": "Fraction of GPU memory for weights + KV cache (vLLM default 0.9)"})
+    # Each engine's own knob for its KV pool (simulator/policies/memory.py); None: the engine's default. A knob of
+    # another engine than the run's is refused there.
+    gpu_memory_utilization: float | None = field(default=None, metadata={
+        "help": "vLLM: fraction of GPU memory for weights + activations + KV cache (None: V1 0.92, V0 0.90)"})
+    mem_fraction_static: float | None = field(default=None, metadata={
+        "help": "SGLang: fraction of GPU memory for weights + KV pool (None: SGLang's rule, ≈0.835 on an H100)"})
+    free_gpu_memory_fraction: float | None = field(default=None, metadata={
+        "help": "TensorRT-LLM: fraction of the memory free after loading that the KV cache takes (None: 0.9)"})
     num_gpu_blocks: int | None = field(default=None, metadata={
         "help": "Override the number of KV blocks (None: derive from memory)"})
     # None: the engine's default (PolicyEntry.prefix_caching_default, resolved by policies/resolve.py
@@ -113,9 +119,10 @@ class CacheConfig:
             check_positive_int("block_size", self.block_size)
             if self.block_size > 1024:
                 raise ValueError(f"block_size must be at most 1024 tokens, got {self.block_size}")
-        g = self.gpu_memory_utilization
-        if isinstance(g, bool) or not isinstance(g, (int, float)) or not (0.0 < g <= 1.0):
-            raise ValueError(f"gpu_memory_utilization must be in (0, 1], got {g!r}")
+        for name in ("gpu_memory_utilization", "mem_fraction_static", "free_gpu_memory_fraction"):
+            g = getattr(self, name)
+            if g is not None and (isinstance(g, bool) or not isinstance(g, (int, float)) or not (0.0 < g <= 1.0)):
+                raise ValueError(f"{name} must be in (0, 1], got {g!r}")
         if self.num_gpu_blocks is not None:
             check_positive_int("num_gpu_blocks", self.num_gpu_blocks)
             if self.num_gpu_blocks > MAX_NUM_GPU_BLOCKS:
@@ -133,8 +140,9 @@ class CacheConfig:
 class CostConfig:
     """Assumptions of the cost model that are not datasheet facts; exposed so users can question them."""
 
-    step_overhead_s: float = field(default=0.002, metadata={
-        "help": "Fixed time per engine step: launches, sampling, scheduling (costmodel.md §1.4: 1–3 ms)"})
+    step_overhead_s: float | None = field(default=None, metadata={
+        "help": "Flat host time per engine step replacing the engine's host model (scheduling, input preparation, "
+                "launches: cost/host_time.py); None: the engine's model; 0: GPU time only"})
     mbu: float = field(default=0.78, metadata={
         "help": "Fraction of HBM bandwidth attention and lm_head kernels reach (vidur A100 linear kernels: about "
                 "78%); the dense layers use their own fitted value (chunkviz/cost/fitted.py)"})
@@ -151,7 +159,8 @@ class CostConfig:
 
     def __post_init__(self) -> None:
         o = self.step_overhead_s
-        if isinstance(o, bool) or not isinstance(o, (int, float)) or not math.isfinite(o) or o < 0 or o > 1:
+        if o is not None and (isinstance(o, bool) or not isinstance(o, (int, float)) or not math.isfinite(o)
+                              or o < 0 or o > 1):
             raise ValueError(f"step_overhead_s must be between 0 and 1 second, got {o!r}")
         if isinstance(self.mbu, bool) or not isinstance(self.mbu, (int, float)) or not (0.0 < self.mbu <= 1.0):
             raise ValueError(f"mbu must be in (0, 1], got {self.mbu!r}")

@@ -27,11 +27,16 @@ MODELS: dict[str, ModelSpec] = {
 # Dense bf16 tensor-core peaks (no 2:4 sparsity), HBM bandwidth and memory from NVIDIA datasheets, as collected in
 # shared/guides/costmodel.md §1.2; interconnect is one direction of NVLink (A100 600 GB/s, H100/H200 900 GB/s
 # total) or PCIe Gen4 x16 for L40S (32 GB/s each way).
+# Memory is the device's total as the driver reports it (nvidia-smi memory.total, torch.cuda.mem_get_info), which
+# the engines size their pools from: an "80 GB" H100 SXM is 81,559 MiB (shared/guides/costmodel.md, "Quantities the
+# engines ship"; SGLang's mem_fraction_static ≈ 0.835 follows from it), an A100 80GB 81,920 MiB, an H200 143,771 MiB,
+# an L40S 46,068 MiB (the totals nvidia-smi prints for these parts) — binary units, not the datasheets' 80e9.
+_MIB = 1024 ** 2
 GPUS: dict[str, GpuSpec] = {
-    "a100-80gb": GpuSpec("a100-80gb", 312e12, 2.039e12, 80e9, 300e9, "NVIDIA A100 datasheet (80GB SXM)"),
-    "h100-sxm": GpuSpec("h100-sxm", 989e12, 3.35e12, 80e9, 450e9, "NVIDIA H100 datasheet (SXM5)"),
-    "h200": GpuSpec("h200", 989e12, 4.8e12, 141e9, 450e9, "NVIDIA H200 datasheet (SXM)"),
-    "l40s": GpuSpec("l40s", 362.05e12, 864e9, 48e9, 32e9, "NVIDIA L40S datasheet (dense FP16/BF16 tensor)"),
+    "a100-80gb": GpuSpec("a100-80gb", 312e12, 2.039e12, 81_920 * _MIB, 300e9, "NVIDIA A100 datasheet (80GB SXM)"),
+    "h100-sxm": GpuSpec("h100-sxm", 989e12, 3.35e12, 81_559 * _MIB, 450e9, "NVIDIA H100 datasheet (SXM5)"),
+    "h200": GpuSpec("h200", 989e12, 4.8e12, 143_771 * _MIB, 450e9, "NVIDIA H200 datasheet (SXM)"),
+    "l40s": GpuSpec("l40s", 362.05e12, 864e9, 46_068 * _MIB, 32e9, "NVIDIA L40S datasheet (dense FP16/BF16 tensor)"),
 }
 
 _DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "fp8": 1, "float8_e4m3fn": 1}

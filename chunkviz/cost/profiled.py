@@ -1,7 +1,7 @@
 """Step costs from a measured profile: interpolated between measured steps, the roofline's shape outside them.
 
 Invariant: at a measured point the coster returns the measured median (times the layer scale) plus the step's
-exposed host time (the configured step overhead under the default eager pricing); the forward time never falls as
+exposed host time (cost/step_pricing.py, as the roofline prices it); the forward time never falls as
 tokens grow; a step outside the measured grid is counted in `num_fallbacks`.
 
 How a profile is applied (the Measure page says the same):
@@ -112,8 +112,8 @@ class ProfiledStepCoster:
         kind, tokens, context = self.locate(shape)
         return self.grids[kind].clamp(tokens, context) == (tokens, context)
 
-    def __call__(self, shape: StepShape) -> StepCost:
-        base = self.fallback(shape)
+    def __call__(self, shape: StepShape, num_active: int | None = None) -> StepCost:
+        base = self.fallback(shape, num_active)
         if shape.num_tokens <= 0:
             return base
         self.num_steps += 1
@@ -124,19 +124,21 @@ class ProfiledStepCoster:
         if (anchor_tokens, anchor_context) != (tokens, context):
             self.num_fallbacks += 1
             forward_s *= _forward_s(base) / _forward_s(self.fallback(_anchor(kind, anchor_tokens, anchor_context)))
-        return self._rescaled(base, forward_s, self.fallback.cpu_s_of(shape.num_tokens, shape.num_seqs))
+        active = shape.num_seqs if num_active is None else num_active
+        return self._rescaled(base, forward_s, self.fallback.host_of(shape.num_tokens, shape.num_seqs, active))
 
-    def terms(self, t: int, num_seqs: int, attention_pairs: int, kv_read_tokens: int) -> tuple[float, ...]:
+    def terms(self, t: int, num_seqs: int, attention_pairs: int, kv_read_tokens: int,
+              num_active: int | None = None) -> tuple[float, ...]:
         """StepCoster.terms for the measured price: the StepCost's fields in order (the engine's metrics-only steps
         read them so)."""
-        return astuple(self(StepShape(t, num_seqs, attention_pairs, kv_read_tokens)))
+        return astuple(self(StepShape(t, num_seqs, attention_pairs, kv_read_tokens), num_active))
 
-    def _rescaled(self, base: StepCost, forward_s: float, cpu_s: float) -> StepCost:
+    def _rescaled(self, base: StepCost, forward_s: float, host: tuple[float, float]) -> StepCost:
         k = forward_s / _forward_s(base)
         dense_s, attention_s = base.dense_s * k, base.attention_s * k
         lm_head_s, communication_s = base.lm_head_s * k, base.communication_s * k
         gpu_s = dense_s + attention_s + lm_head_s + communication_s
-        overhead_s = exposed_s(cpu_s, gpu_s, self.fallback.overlap)
+        overhead_s = exposed_s(host[0], host[1], gpu_s, self.fallback.overlap)
         total_s = gpu_s + overhead_s
         gpu, tp = self.fallback.gpu, self.fallback.tp
         return StepCost(dense_s=dense_s, attention_s=attention_s, lm_head_s=lm_head_s,

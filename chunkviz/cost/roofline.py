@@ -2,8 +2,8 @@
 
 Invariant: total_s == dense_s + attention_s + lm_head_s + communication_s + overhead_s, and no GPU term decreases
 when tokens, sequences or context are added to a step. overhead_s is the host time the step exposes, priced as the
-engine runs it (cost/step_pricing.py: CUDA-graph mode and overlap scheduling); with the default EAGER pricing it is
-CostConfig.step_overhead_s, a constant.
+engine runs it (cost/step_pricing.py: scheduling, input preparation and launches by CUDA-graph mode, overlap
+scheduling); it is never zero unless CostConfig.step_overhead_s is set to 0.
 
 Each term is its own roofline, max(FLOPs / (peak · efficiency), bytes / (bandwidth · MBU)), because the kernels of a
 step run one after another; summing per-kernel rooflines is what LLM-Viewer and vidur do as well (costmodel.md §1.1).
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from chunkviz.config import CostConfig, GpuSpec, ModelSpec
 from chunkviz.cost.fitted import A100_DENSE
 from chunkviz.cost.kernels import dense_layer_s
-from chunkviz.cost.step_pricing import EAGER, StepPricing, cpu_times_s, exposed_s, step_mode
+from chunkviz.cost.step_pricing import EAGER, HostModel, StepPricing, exposed_s, step_mode
 
 # Linear-layer MFU against tokens per step, measured on A100 by vidur (costmodel.md §1.3): 64→28%, 128→47%,
 # 256→65%, 512→72%, 2048→70%, 8192→74%. The 1024-token dip (66%) and the 512 peak are smoothed into a monotone
@@ -101,7 +101,7 @@ class StepCoster:
                  pricing: StepPricing = EAGER):
         self.model, self.gpu, self.cost, self.tp, self.pricing = model, gpu, cost, tensor_parallel, pricing
         self.overlap = pricing.overlap
-        self.cpu_s = cpu_times_s(model, cost)  # host seconds of a step per CUDA-graph mode
+        self.host = HostModel(model, cost, pricing)  # host seconds of a step: scheduling, preparation, launches
         self.dense_params = model.num_dense_params
         self.head_params = model.num_lm_head_params
         self.dense_bytes = float(self.dense_params * model.bytes_per_param)
@@ -124,13 +124,17 @@ class StepCoster:
             value = self._mfu[num_tokens] = mfu_at(num_tokens, self.gpu)
         return value
 
-    def __call__(self, shape: StepShape) -> StepCost:
-        return StepCost(*self.terms(shape.num_tokens, shape.num_seqs, shape.attention_pairs, shape.kv_read_tokens))
+    def __call__(self, shape: StepShape, num_active: int | None = None) -> StepCost:
+        """The step's cost; `num_active` is the requests the scheduler holds (running + waiting), by default the
+        step's own sequences."""
+        return StepCost(*self.terms(shape.num_tokens, shape.num_seqs, shape.attention_pairs, shape.kv_read_tokens,
+                                    num_active))
 
-    def terms(self, t: int, num_seqs: int, attention_pairs: int, kv_read_tokens: int) -> tuple[float, ...]:
-        """StepCost's ten fields, in its order, for the shape (t, num_seqs, attention_pairs, kv_read_tokens): the
-        exact loop's metrics-only steps read total_s, mfu and mbu off it without building a StepShape or StepCost
-        (two frozen objects a step were a tenth of its time)."""
+    def terms(self, t: int, num_seqs: int, attention_pairs: int, kv_read_tokens: int,
+              num_active: int | None = None) -> tuple[float, ...]:
+        """StepCost's ten fields, in its order, for the shape (t, num_seqs, attention_pairs, kv_read_tokens) with
+        `num_active` requests held (None: num_seqs): the exact loop's metrics-only steps read total_s, mfu and mbu
+        off it without building a StepShape or StepCost (two frozen objects a step were a tenth of its time)."""
         if t <= 0:
             return (0.0,) * 10
         gpu, tp, mbu = self.gpu, self.tp, self.cost.mbu
@@ -144,16 +148,27 @@ class StepCoster:
         lm_head_s = _roofline_s(head_flops / tp, self.head_bytes / tp, self._mfu_at(num_seqs), gpu, mbu)
         communication_s = self._communication_s(run_tokens)
         gpu_s = dense_s + attention_s + lm_head_s + communication_s
-        overhead_s = exposed_s(self.cpu_s[mode], gpu_s, self.overlap)
+        work_s, launch_s = self.host.work_launch(mode, t, num_seqs, num_seqs if num_active is None else num_active)
+        overhead_s = exposed_s(work_s, launch_s, gpu_s, self.overlap)
         total_s = gpu_s + overhead_s
         flops = dense_flops + attn_flops + head_flops
         bytes_ = self.dense_bytes + attn_bytes + self.head_bytes
         return (dense_s, attention_s, lm_head_s, communication_s, overhead_s, total_s, flops, bytes_,
                 flops / (total_s * gpu.peak_flops_per_s * tp), bytes_ / (total_s * gpu.hbm_bytes_per_s * tp))
 
-    def cpu_s_of(self, num_tokens: int, num_seqs: int) -> float:
-        """Host seconds of a step of this size, before any overlap (the fast path prices decode steps with it)."""
-        return self.cpu_s[step_mode(self.pricing, num_tokens, num_seqs)[0]]
+    def host_of(self, num_tokens: int, num_seqs: int, num_active: int) -> tuple[float, float]:
+        """(scheduling + preparation, launches) of a step of this size, before any overlap (the fast path and the
+        measured profile price host time with it)."""
+        return self.host.work_launch(step_mode(self.pricing, num_tokens, num_seqs)[0], num_tokens, num_seqs,
+                                     num_active)
+
+    def host_breakdown(self, num_tokens: int, num_seqs: int, num_active: int, gpu_s: float) -> dict[str, float]:
+        """The host terms of a step by name (`cost --json`): scheduling, preparation, launches and what of them
+        the step exposes after overlap."""
+        mode = step_mode(self.pricing, num_tokens, num_seqs)[0]
+        sched_s, prep_s, launch_s = self.host.terms(mode, num_tokens, num_seqs, num_active)
+        return {"host_sched_s": sched_s, "host_prep_s": prep_s, "launch_s": launch_s, "graph_mode": mode,
+                "exposed_host_s": exposed_s(sched_s + prep_s, launch_s, gpu_s, self.overlap)}
 
     def _communication_s(self, num_tokens: int) -> float:
         if self.tp == 1:

@@ -1,18 +1,16 @@
-"""How an engine runs a step on the host: its CPU time (scheduling, input preparation, kernel launches) and whether
-that time overlaps the GPU's work, by CUDA-graph mode and overlap scheduling.
+"""How an engine runs a step on the host: its CPU time (scheduling, input preparation, kernel launches;
+cost/host_time.py) and how much of it the step exposes, by CUDA-graph mode and overlap scheduling.
 
-Invariant: with EAGER (no graphs, no overlap) a step's CPU time is CostConfig.step_overhead_s exactly, so the
-price is today's (GPU time + step_overhead_s) bit for bit; graphs only remove launch time (the CPU time never
-grows when graphs are on); overlap only hides CPU time behind the same step's GPU time, never more than all of it.
+Invariant: graphs only remove launch time (scheduling and input preparation are the same in every mode); overlap
+only hides the CPU work (scheduling + input preparation), never the launches, and never more than the GPU time;
+so the exposed host time of a step is never zero under the engines' model and never more than its CPU time.
 
-The model (the sources and the assumptions are in the constants' comments):
-  cpu(eager)     = step_overhead_s                       (costmodel.md §1.4: launches, sampling, scheduling 1–3 ms)
-  launches(eager) = min(step_overhead_s, kernels · KERNEL_LAUNCH_S)  — the part of it that is kernel launches
-  host           = step_overhead_s − launches(eager)     — scheduling, input preparation, sampling bookkeeping
-  cpu(full)      = host + GRAPH_LAUNCH_S                 — one graph replays every kernel of the step
-  cpu(piecewise) = host + attention launches + (layers + 1) · GRAPH_LAUNCH_S — graphs between the attention kernels
-  exposed        = cpu                     without overlap (the GPU waits for the host every step)
-                 = max(0, cpu − gpu)       with overlap (step k+1's host work runs during step k's GPU work)
+  exposed = launches + work                      without overlap (the GPU waits for the host every step)
+          = launches + max(0, work − gpu)        with overlap (step k+1's scheduling and preparation run during
+                                                 step k's GPU work; an eager step's launches still pace the GPU)
+  work    = scheduling + input preparation       (host_time.HostCosts of the engine)
+With CostConfig.step_overhead_s set (the CLI's --step-overhead-ms), that flat figure replaces the whole host model:
+work = step_overhead_s in every mode, no launches (0 leaves the GPU's time alone, for comparisons with measurements).
 A graph is captured for given sizes only: a step between sizes runs the next captured size (padding: the dense
 kernels compute the padded rows) or, where the engine does not pad, eagerly; a step above the largest size is eager.
 Overlap is priced in steady state: the first step after an idle engine is charged as if a GPU step had preceded it.
@@ -24,22 +22,9 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from chunkviz.config import CostConfig, ModelSpec
-
-# CPU cost of one eager kernel launch: cudaLaunchKernel takes about 4–6 µs of host time (measured on an RTX 5070 Ti,
-# susun-blog.com "pegainfer (3): From Launch Overhead to CUDA Graph"; ~5 µs on A100 per learnaivisually.com "CUDA
-# Graphs for LLM Decode"). PyTorch's own dispatch adds more per op, so this is a low estimate (assumption).
-KERNEL_LAUNCH_S = 5e-6
-# CPU cost of one cudaGraphLaunch: one driver call for the whole recorded sequence; taken as two kernel launches
-# (assumption; no measurement in costmodel.md).
-GRAPH_LAUNCH_S = 10e-6
-# Kernels of one decoder layer: the nine dense kernels of cost/kernels.py (vidur's GPTBlock) and two for attention
-# (vLLM's reshape_and_cache and the attention kernel itself).
-DENSE_KERNELS_PER_LAYER = 9
-ATTENTION_KERNELS_PER_LAYER = 2
-# Per step outside the layers: embedding, final norm, lm_head, logits processing and sampling (assumption).
-KERNELS_PER_STEP = 6
-
-MODES: tuple[str, ...] = ("eager", "piecewise", "full")
+from chunkviz.cost.host_time import (ATTENTION_KERNELS_PER_LAYER, DENSE_KERNELS_PER_LAYER,  # noqa: F401 (re-export)
+                                     GRAPH_LAUNCH_S, KERNEL_LAUNCH_S, KERNELS_PER_STEP, MODES, VLLM_V0, HostCosts,
+                                     launch_times_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +36,7 @@ class StepPricing:
     pads_decode: bool = True  # a decode batch between captured sizes runs the next size up (else eager)
     piecewise_sizes: tuple[int, ...] = ()  # token counts with PIECEWISE graphs for every other step; () = eager
     rule: str = "eager, no overlap"  # which engine behaviour this is, for the docs and the UI
+    host: HostCosts = VLLM_V0  # the engine's scheduling and input-preparation costs (cost/host_time.py)
 
     def __post_init__(self) -> None:
         for name in ("decode_sizes", "piecewise_sizes"):
@@ -84,21 +70,31 @@ def step_mode(pricing: StepPricing, num_tokens: int, num_seqs: int) -> tuple[str
     return "eager", num_tokens
 
 
-def cpu_times_s(model: ModelSpec, cost: CostConfig) -> dict[str, float]:
-    """Host seconds of one step in each mode (see the module docstring); eager is step_overhead_s itself."""
-    layers = model.num_layers
-    kernels = layers * (DENSE_KERNELS_PER_LAYER + ATTENTION_KERNELS_PER_LAYER) + KERNELS_PER_STEP
-    eager_s = cost.step_overhead_s
-    launches_s = min(eager_s, kernels * KERNEL_LAUNCH_S)
-    host_s = eager_s - launches_s
-    attention_s = min(launches_s, layers * ATTENTION_KERNELS_PER_LAYER * KERNEL_LAUNCH_S)
-    piecewise_s = min(eager_s, host_s + attention_s + (layers + 1) * GRAPH_LAUNCH_S)
-    full_s = min(eager_s, host_s + GRAPH_LAUNCH_S)
-    return {"eager": eager_s, "piecewise": piecewise_s, "full": full_s}
+class HostModel:
+    """The host seconds of a step: (scheduling, input preparation, launches), before any overlap."""
+
+    __slots__ = ("host", "flat_s", "launch_s")
+
+    def __init__(self, model: ModelSpec, cost: CostConfig, pricing: StepPricing):
+        self.host, self.flat_s = pricing.host, cost.step_overhead_s
+        launches = launch_times_s(model.num_layers)
+        self.launch_s = {mode: 0.0 for mode in MODES} if self.flat_s is not None else launches
+
+    def terms(self, mode: str, num_tokens: int, num_seqs: int, num_active: int) -> tuple[float, float, float]:
+        """(host_sched_s, host_prep_s, launch_s) of a step in `mode` with `num_active` requests held."""
+        if self.flat_s is not None:
+            return self.flat_s, 0.0, 0.0
+        return self.host.sched_s(num_active), self.host.prep_s(num_tokens, num_seqs), self.launch_s[mode]
+
+    def work_launch(self, mode: str, num_tokens: int, num_seqs: int, num_active: int) -> tuple[float, float]:
+        """(scheduling + preparation, launches): what exposed_s takes."""
+        sched_s, prep_s, launch_s = self.terms(mode, num_tokens, num_seqs, num_active)
+        return sched_s + prep_s, launch_s
 
 
-def exposed_s(cpu_s: float, gpu_s: float, overlap: bool) -> float:
-    """Host time the step adds to the clock: all of it, or with overlap what the GPU's work does not cover."""
+def exposed_s(work_s: float, launch_s: float, gpu_s: float, overlap: bool) -> float:
+    """Host time the step adds to the clock: all of it, or with overlap the launches and what of the CPU work the
+    GPU's time does not cover."""
     if not overlap:
-        return cpu_s
-    return cpu_s - gpu_s if cpu_s > gpu_s else 0.0
+        return launch_s + work_s
+    return launch_s + (work_s - gpu_s if work_s > gpu_s else 0.0)

@@ -17,11 +17,16 @@ from chunkviz.lessons.chapters import (DECODE_FIRST, LECTURE_BUDGET_TOKENS, PRES
 from chunkviz.simulator.policies.registry import policy_entry
 
 ENGINES = ("vllm", "sglang", "trtllm")
-# Llama-3-8B on one H100 (80 GB): 0.212 leaves 428 KV blocks of 16 tokens (6,848 tokens) beside the weights, just
-# enough for the document, so chats must be preempted (or held back) while it runs; found by running the lecture.
-TIGHT_MEMORY_UTILIZATION = 0.212
-_KNOB_PRESETS = {**PRESETS, "tight-memory": replace(
-    PRESETS["lecture"], cache=replace(PRESETS["lecture"].cache, gpu_memory_utilization=TIGHT_MEMORY_UTILIZATION))}
+# Llama-3-8B on one H100 (81,559 MiB): 0.1983 leaves 428 KV blocks of 16 tokens (6,848 tokens) beside the weights,
+# just enough for the document, so chats must be preempted (or held back) while it runs; found by running the lecture.
+TIGHT_MEMORY_UTILIZATION = 0.1983
+# TensorRT-LLM sizes its pool by its own knob (policies/memory.py): the same 6,848 tokens (214 blocks of 32) are
+# this fraction of what is free after the weights and the activations of the lecture's max_num_tokens of 512
+# (214.5 blocks · 4 MiB / 69,422,546,944 bytes).
+TIGHT_FREE_GPU_MEMORY_FRACTION = 0.01296
+_TIGHT_KNOB = {"trtllm": ("free_gpu_memory_fraction", TIGHT_FREE_GPU_MEMORY_FRACTION),
+               "vllm": ("gpu_memory_utilization", TIGHT_MEMORY_UTILIZATION)}
+_KNOB_PRESETS = {**PRESETS, "tight-memory": PRESETS["lecture"]}  # the engine's memory knob is set by knob_scenario
 NOT_MODELLED = ""
 _VLLM_ARGS = "vllm/engine/arg_utils.py EngineArgs.get_batch_defaults"
 _VLLM_SCHED = "vllm/config/scheduler.py SchedulerConfig"
@@ -56,8 +61,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("vllm", "max_num_partial_prefills", "1 (V1 rejects other values)", _VLLM_SCHED, NOT_MODELLED),
     Knob("vllm", "enable_prefix_caching", "True (V1)", "vllm docs/design/prefix_caching.md; vllm/config/cache.py",
          "cache.enable_prefix_caching", (True, False), "shared-prefix"),
-    Knob("vllm", "gpu_memory_utilization", "0.9", "vllm/config/cache.py CacheConfig",
-         "cache.gpu_memory_utilization", (0.9, TIGHT_MEMORY_UTILIZATION)),
+    Knob("vllm", "gpu_memory_utilization", "0.92", "vllm/config/cache.py CacheConfig",
+         "cache.gpu_memory_utilization", (0.92, TIGHT_MEMORY_UTILIZATION)),
     Knob("sglang", "chunked_prefill_size", "8192 on 80–160 GB GPUs (2048 below 35 GB)",
          f"{_SGL_ARGS}._handle_gpu_memory_settings", "scheduler.max_num_batched_tokens", (8192, LECTURE_BUDGET_TOKENS)),
     Knob("sglang", "max_prefill_tokens", "16384", _SGL_ARGS, NOT_MODELLED),
@@ -100,6 +105,9 @@ def knob_scenario(knob: Knob, value: object) -> Scenario:
         raise ValueError(f"{knob.engine} {knob.name} is not modelled, so it has no run")
     policy = str(value) if knob.setting == "scheduler.policy" else ENGINE_POLICY[knob.engine]
     scenario = _KNOB_PRESETS[knob.preset].with_policy(policy, LECTURE_BUDGET_TOKENS)
+    if knob.preset == "tight-memory":  # each engine's own memory knob (another engine's is refused)
+        name, value_ = _TIGHT_KNOB[knob.engine]
+        scenario = apply_setting(scenario, f"cache.{name}", value_)
     if knob.engine == "trtllm":  # the lecture shows TRT-LLM with chunked context on, like the other two engines
         scenario = apply_setting(scenario, "scheduler.trtllm_chunked_context", True)
     if knob.setting != "scheduler.policy":

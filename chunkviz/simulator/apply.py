@@ -51,12 +51,13 @@ class RunState:
         self.step_mbu.append(mbu)
         self.peak_blocks_used = max(self.peak_blocks_used, self.ctx.kv.num_used_blocks())
 
-    def to_trace(self, records: tuple, end_s: float, knob_notes: tuple[str, ...] = ()) -> Trace:
+    def to_trace(self, records: tuple, end_s: float, knob_notes: tuple[str, ...] = (),
+                 kv_pool_bytes: float = 0.0) -> Trace:
         kv = self.ctx.kv
         return Trace(
             policy=self.config.scheduler.policy, budget_tokens=self.ctx.max_num_batched_tokens,
             max_num_seqs=self.ctx.knobs.max_num_seqs, prefix_caching=self.ctx.knobs.prefix_caching,
-            num_gpu_blocks=kv.num_total_blocks, block_size=kv.block_size,
+            num_gpu_blocks=kv.num_total_blocks, block_size=kv.block_size, kv_pool_bytes=kv_pool_bytes,
             steps=records, requests=tuple(map(self._result, sorted(self.requests))),
             num_steps=self.num_steps, makespan_s=end_s, busy_s=self.busy_s, tbt_gaps_s=self._gaps(),
             step_durations_s=self._per_step(self.step_durations_s), step_mfu=self._per_step(self.step_mfu),

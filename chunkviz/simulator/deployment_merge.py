@@ -56,6 +56,7 @@ def merge_traces(config: SimConfig, instances: Sequence[InstanceRun], transfers:
     gaps = np.concatenate(gap_parts) if gap_parts else np.zeros(0)
     return Trace(
         policy=first.policy, budget_tokens=first.budget_tokens, num_gpu_blocks=first.num_gpu_blocks,
+        kv_pool_bytes=first.kv_pool_bytes,
         block_size=first.block_size, steps=(), requests=results,
         num_steps=sum(t.num_steps for t in traces), makespan_s=max(t.makespan_s for t in traces),
         busy_s=sum(t.busy_s for t in traces),

@@ -16,7 +16,8 @@ from chunkviz.errors import InputError, SimulationLimitError
 from chunkviz.simulator.decision import decide
 from chunkviz.simulator.events import Arrived, DecodeStalled
 from chunkviz.simulator import fast_forward, fast_kv
-from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, make_kv_manager, num_gpu_blocks
+from chunkviz.simulator.kv.setup import MAX_GRID_BLOCKS, kv_bytes_per_token_per_gpu, make_kv_manager, num_gpu_blocks
+from chunkviz.simulator.policies.memory import KvPool
 from chunkviz.cost.profiled import make_step_coster
 from chunkviz.cost.roofline import StepShape
 from chunkviz.request import Request
@@ -94,10 +95,16 @@ def _rejection_reason(config: SimConfig, run: RunState, request: Request) -> str
     return None
 
 
-def _context(config: SimConfig, pending: deque[Request], emit) -> SchedContext:
+def kv_pool_of(config: SimConfig) -> KvPool:
+    """The run's KV pool per GPU by its engine's memory rule (policies/memory.py); config's block size resolved."""
+    return policy_entry(config.scheduler.policy).kv_pool(config)
+
+
+def _context(config: SimConfig, pending: deque[Request], emit, pool: KvPool) -> SchedContext:
     """The scheduler's view of one run: queues, KV manager, resolved knobs and the policy's victim rule."""
-    knobs = resolve_knobs(config, num_gpu_blocks(config))  # before the manager: it reads the resolved caching
-    kv = make_kv_manager(config, list(pending), emit, knobs.prefix_caching)
+    blocks = num_gpu_blocks(config, pool.pool_bytes, pool.knob)
+    knobs = resolve_knobs(config, blocks)  # before the manager: it reads the resolved caching
+    kv = make_kv_manager(config, list(pending), emit, knobs.prefix_caching, blocks)
     entry = policy_entry(config.scheduler.policy)
     by_priority = config.scheduler.scheduling_policy == "priority"
     victim = entry.priority_victim if by_priority and entry.priority_victim is not None else entry.victim
@@ -135,7 +142,8 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     pending = deque(_check_requests(requests))
     events: list[object] = []
     emit = events.append if config.record_detail else (lambda event: None)
-    ctx = _context(config, pending, emit)
+    pool = kv_pool_of(config)
+    ctx = _context(config, pending, emit, pool)
     run = RunState(config=config, ctx=ctx)
     policy = policy_entry(config.scheduler.policy).schedule
     cost_of = make_step_coster(config, ctx.knobs.step_pricing)
@@ -162,6 +170,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             if ff_end_s is not None:
                 now_s, num_idle_plans = ff_end_s, 0  # it ran steps, as the exact loop's non-idle plans would
                 continue
+        num_active = len(ctx.running) + len(ctx.waiting)  # the requests this plan's scheduling walks (host time)
         plan = policy(ctx)
         for seq, reason in plan.rejected:
             reject(run, seq.request, reason, now_s)
@@ -171,7 +180,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
             continue
         num_idle_plans = 0
         _check_step_limit(run, step_limit, config)
-        now_s, record = _step(run, plan, cost_of, now_s)
+        now_s, record = _step(run, plan, cost_of, now_s, num_active)
         if config.record_detail:
             records.append(record(tuple(events)))
             events.clear()
@@ -180,22 +189,26 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
         raise SimulationLimitError(f"simulation loop exceeded its bound of {guard} iterations")
     if ff is not None:
         fast_forward.finalize(ff, run)
-    return run.to_trace(tuple(records), now_s, tuple(knob_notes(config, ctx.knobs, ctx.kv.num_total_blocks)))
+    used_pool_bytes = pool.pool_bytes if config.cache.num_gpu_blocks is None else \
+        ctx.kv.num_total_blocks * config.cache.block_size * kv_bytes_per_token_per_gpu(config)
+    return run.to_trace(tuple(records), now_s, tuple(knob_notes(config, ctx.knobs, ctx.kv.num_total_blocks)),
+                        used_pool_bytes)
 
 
-def _step(run: RunState, plan, cost_of, now_s: float):
-    """Price and apply one planned step; returns its end time and, for detailed runs, a builder of its StepRecord
-    from the step's events. The decision is taken before the plan is applied (it reads the queues as planned)."""
+def _step(run: RunState, plan, cost_of, now_s: float, num_active: int):
+    """Price and apply one planned step (`num_active`: running + waiting requests when it was planned); returns its
+    end time and, for detailed runs, a builder of its StepRecord from the step's events. The decision is taken
+    before the plan is applied (it reads the queues as planned)."""
     ctx = run.ctx
     if not run.config.record_detail:  # metrics-only runs (the hot path): the price's three figures, no objects
-        terms = cost_of.terms(*step_shape(plan.items))
+        terms = cost_of.terms(*step_shape(plan.items), num_active)
         end_s = now_s + terms[5]
         _count_stalls(run, _stalled(plan, ctx.running))
         apply_plan(run, plan, now_s, end_s)
         run.record_step(terms[5], terms[8], terms[9])  # StepCost's total_s, mfu, mbu
         return end_s, None
     chunks = scheduled_chunks(plan.items)
-    cost = cost_of(StepShape(*step_shape(plan.items)))
+    cost = cost_of(StepShape(*step_shape(plan.items)), num_active)
     start_s, end_s = now_s, now_s + cost.total_s
     stalled = _stalled(plan, ctx.running)
     decision = decide(ctx, plan, stalled)

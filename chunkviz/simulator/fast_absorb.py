@@ -80,7 +80,8 @@ def _mixed_step(ff: FastForward, run: RunState, st: Stretch, chunk: int, whole: 
         else:
             fast_kv.step_ops(kv, st.rows, st.bucket_rows, k)
     st.free -= st.allocs_at[k % bs]
-    record_priced(ff, st, ff.coster.terms(tokens, num_seqs, pairs, st.context + computed0))
+    num_active = st.n + (prefill is not None) + len(run.ctx.waiting)  # as the exact loop counts them at planning
+    record_priced(ff, st, ff.coster.terms(tokens, num_seqs, pairs, st.context + computed0, num_active))
     st.ends_s.append(st.now_s)
     st.context += st.n
     done = []  # requests whose only token is their first: freed after the decodes that finished, in plan order

@@ -28,8 +28,8 @@ admit_waiting / allocate, apply.apply_plan / _after_sample / _finish, apply.RunS
 Scheduler.schedule (vllm/v1/core/sched/scheduler.py: running requests first, then waiting ones within the budget).
 Each step is priced with the very float operations of roofline.StepCoster.__call__, in the same order, so the clock
 is bit-identical, host time included (step_pricing: the decode batch's CUDA-graph mode and padding come from the
-coster itself through fixed_terms, and overlap is the same max(0, cpu − gpu)). Token gaps of a step are one run
-(value, count): from the second decode step on every sequence's previous token came at the previous decode step's
+coster itself through fixed_terms, and the exposed host time is the same launches + max(0, work − gpu)). Token gaps
+of a step are one run (value, count): from the second decode step on every sequence's previous token came at the previous decode step's
 end, but a joiner's from a prefill-only step, whose first gap is its own (an exact gap among the runs). MFU and
 MBU are filled in afterwards with numpy (the same IEEE operations element-wise). With the paged manager (prefix
 caching, vLLM V1 parallel samples) the stretch also does the few block operations of each step in the exact loop's
@@ -170,7 +170,7 @@ def _steady(ff: FastForward, st: Stretch, next_arrival_s: float, step_limit: int
     add_duration, add_seqs, add_context, add_end = (st.durations.append, ff.step_seqs.append,
                                                     ff.step_context.append, st.ends_s.append)
     next_finish = finishes[0][0] if finishes else -1
-    dense_s, head_s, comm_s, cpu_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0, 0.0)
+    dense_s, head_s, comm_s, work_s, launch_s = ff.fixed_terms(n) if n else (0.0, 0.0, 0.0, 0.0, 0.0)
     kv, bucket_rows = st.kv, st.bucket_rows  # paged: the block operations of the few sequences that change one
     # The lean manager's operations wait until something reads the cache (a finisher's free, an arrival's lookup,
     # the stretch's end) and are then applied in bulk (fast_kv.lean_flush); BlockManager's run step by step.
@@ -185,8 +185,8 @@ def _steady(ff: FastForward, st: Stretch, next_arrival_s: float, step_limit: int
         compute_s = attn_flops / peak_eff if attn_flops > 0 else 0.0
         memory_s = float(pairs * kv_bytes) / tp / hbm_mbu
         gpu_s = dense_s + (compute_s if compute_s > memory_s else memory_s) + head_s + comm_s
-        # step_pricing.exposed_s, inlined: with overlap only the host time the GPU's work does not cover.
-        total_s = gpu_s + ((cpu_s - gpu_s if cpu_s > gpu_s else 0.0) if overlap else cpu_s)
+        # step_pricing.exposed_s, inlined: the launches, and with overlap only the CPU work the GPU's does not cover.
+        total_s = gpu_s + (launch_s + (work_s - gpu_s if work_s > gpu_s else 0.0) if overlap else launch_s + work_s)
         now_s = now_s + total_s
         busy_s += total_s
         add_duration(total_s)  # MFU and MBU are left to finalize (vectorised)
@@ -213,7 +213,7 @@ def _steady(ff: FastForward, st: Stretch, next_arrival_s: float, step_limit: int
             n -= 1
             next_finish = finishes[0][0] if finishes else -1
             if n:
-                dense_s, head_s, comm_s, cpu_s = ff.fixed_terms(n)
+                dense_s, head_s, comm_s, work_s, launch_s = ff.fixed_terms(n)
         # The peak is read after the step's frees (as record_step does); only a step that allocated can raise it.
         if allocated and total_blocks - free > peak:
             peak = total_blocks - free

@@ -81,7 +81,8 @@ def _apply_prefill_step(ff: FastForward, run: RunState, st: Stretch, whole: list
     fast_kv.flush_pending(st, k)  # the decode steps' pops come before this step's
     st.stalls.append(st.num_steps - st.first_step)
     pairs = sum(p * (p + 1) // 2 for p in prompts)  # a whole prompt of p tokens attends p(p + 1)/2 pairs, reads none
-    fast_absorb.record_priced(ff, st, ff.coster.terms(sum(prompts), len(whole), pairs, 0))
+    num_active = st.n + len(run.ctx.waiting)  # running + waiting at planning, as the exact loop counts them
+    fast_absorb.record_priced(ff, st, ff.coster.terms(sum(prompts), len(whole), pairs, 0, num_active))
     st.replay_from = len(ff.step_seqs)  # no decode step: never replayed
     run.num_stall_steps += 1
     done: list[SeqState] = []

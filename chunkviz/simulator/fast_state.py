@@ -31,7 +31,7 @@ class FastForward:
     step_seqs: list[int] = field(default_factory=list)  # n of each fast step
     step_context: list[int] = field(default_factory=list)  # summed context (kv_read_tokens) of each fast step
     gap_values_s: list[float] = field(default_factory=list)  # the shared token gap of each non-first fast step
-    by_n: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
+    by_n: dict[int, tuple[float, float, float, float, float]] = field(default_factory=dict)
     absorbs_arrivals: bool = False  # PolicyEntry.fast_path_absorbs_arrivals: admissions into a mixed step
     chunks_admissions: bool = False  # Knobs.chunks_prompts: the last admission may be cut to the tokens left
     # PolicyEntry.fast_path_reserve's answer: blocks a request sets aside to its completion (None: no such check)
@@ -48,13 +48,14 @@ class FastForward:
     def num_steps(self) -> int:
         return len(self.step_seqs)
 
-    def fixed_terms(self, n: int) -> tuple[float, float, float, float]:
-        """(dense_s, lm_head_s, communication_s, cpu_s) of a step of n decodes: StepCoster's terms that ignore
-        context (dense at the CUDA graph's padded size, and the host time of the step's graph mode)."""
+    def fixed_terms(self, n: int) -> tuple[float, float, float, float, float]:
+        """(dense_s, lm_head_s, communication_s, work_s, launch_s) of a step of n decodes with nothing waiting:
+        StepCoster's terms that ignore context (dense at the CUDA graph's padded size; the host's scheduling and
+        preparation of n requests, and the launches of the step's graph mode)."""
         terms = self.by_n.get(n)
         if terms is None:
             cost = self.coster(StepShape(n, n, n, 0))
-            terms = self.by_n[n] = (cost.dense_s, cost.lm_head_s, cost.communication_s, self.coster.cpu_s_of(n, n))
+            terms = self.by_n[n] = (cost.dense_s, cost.lm_head_s, cost.communication_s, *self.coster.host_of(n, n, n))
         return terms
 
 

@@ -46,7 +46,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "am.col.kv": ("KV read (GB)", "读取 KV（GB）"),
     "am.col.time": ("time (ms)", "耗时（毫秒）"),
     "am.real_note": ("FLOPs grow only by the logits of one position per step (under 0.1%). Times are roofline sums of "
-                     "the step terms, including {overhead:.0f} ms of fixed overhead per step.",
-                     "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 Roofline 项之和，含每步 "
-                     "{overhead:.0f} 毫秒的固定开销。"),
+                     "the step terms, including each step's host time (scheduling, input preparation and the kernel "
+                     "launches of an eager step, without overlap).",
+                     "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 Roofline 项之和，含每 "
+                     "步的 CPU 时间（调度、输入准备，以及不用 CUDA 图时逐个启动的内核，无重叠）。"),
 }

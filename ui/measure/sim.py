@@ -32,7 +32,7 @@ def show_simulation(base: Scenario, profile: CostProfile) -> None:
     st.caption(t("me.applied", scale=base.model.num_layers / profile.model.num_layers,
                  sim_layers=base.model.num_layers, sim_model=md_escape(base.model.model_id),
                  layers=profile.model.num_layers,
-                 overhead=base.cost.step_overhead_s * 1e3, gpu=md_escape(base.gpu.gpu_id)))
+                 gpu=md_escape(base.gpu.gpu_id)))
     engines = (("monolithic", measured.with_policy("monolithic", None)),
                ("chunked", measured.with_policy("chunked", int(budget))))
     traces = {name: trace_or_error(scenario) for name, scenario in engines}

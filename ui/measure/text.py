@@ -73,11 +73,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "me.applied": (
         "How the profile is applied: each simulated step costs the measured time of its shape (interpolated between "
         "measured points) × {scale:.3g} ({sim_layers} layers of {sim_model} ÷ {layers} measured), plus the "
-        "{overhead:.1f} ms step overhead. Outside the measured range the roofline gives the growth, anchored to the "
+        "step's host time as the engine runs it (scheduling, input preparation, launches). Outside the measured range the roofline gives the growth, anchored to the "
         "nearest measured point. KV memory still comes from the sidebar's {gpu}. A CPU profile gives the speed of a "
         "scaled-down model on this CPU, not a GPU prediction.",
         "测量结果的用法：每个模拟步骤的耗时 = 该形状的实测耗时（在实测点之间插值）× {scale:.3g}（{sim_model} 的 "
-        "{sim_layers} 层 ÷ 实测的 {layers} 层），再加上每步 {overhead:.1f} 毫秒的固定开销。超出实测范围时，增长趋势"
+        "{sim_layers} 层 ÷ 实测的 {layers} 层），再加上引擎每步的 CPU 时间（调度、输入准备、内核启动）。超出实测范围时，增长趋势"
         "取自Roofline 模型，并锚定在最近的实测点上。KV 内存仍按侧边栏里的 {gpu} 计算。CPU 上的测量反映的是缩小后的模型"
         "在这台 CPU 上的速度，而不是对 GPU 的预测。"),
     "me.eng.monolithic": ("prefill-first (vLLM V0), measured costs", "预填充优先（vLLM V0），实测耗时"),

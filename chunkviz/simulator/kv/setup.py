@@ -1,6 +1,7 @@
 """How many KV blocks a GPU holds, and which KV manager a run needs.
 
-Invariant: blocks · block_size · KV bytes per token (per GPU) + weights (per GPU) <= memory · gpu_memory_utilization.
+Invariant: blocks · block_size · KV bytes per token (per GPU) <= the engine's KV pool per GPU
+(simulator/policies/memory.py: each engine's own memory rule), unless the user fixes num_gpu_blocks.
 """
 
 from __future__ import annotations
@@ -24,20 +25,18 @@ def kv_bytes_per_token_per_gpu(config: SimConfig) -> float:
     return config.model.kv_bytes_per_token / shards
 
 
-def num_gpu_blocks(config: SimConfig) -> int:
-    """vLLM's rule without activation profiling: (memory · utilization − weights) / bytes per block, per GPU."""
+def num_gpu_blocks(config: SimConfig, pool_bytes: float, knob: str = "the memory fraction") -> int:
+    """The whole blocks of `pool_bytes` (the engine's KV pool per GPU, policies/memory.py), or the user's count."""
     if config.cache.num_gpu_blocks is not None:
         return config.cache.num_gpu_blocks
-    budget_bytes = config.gpu.memory_bytes * config.cache.gpu_memory_utilization
-    weight_bytes = config.model.weight_bytes / config.tensor_parallel
-    free_bytes = budget_bytes - weight_bytes
     block_bytes = config.cache.block_size * kv_bytes_per_token_per_gpu(config)
-    if free_bytes < block_bytes:
+    if pool_bytes < block_bytes:
+        weight_bytes = config.model.weight_bytes / config.tensor_parallel
         raise InputError(
-            f"no room for a KV cache: {config.model.model_id} weights need {weight_bytes / 1e9:.1f} GB per GPU but "
-            f"{config.gpu.gpu_id} at gpu_memory_utilization={config.cache.gpu_memory_utilization} gives "
-            f"{budget_bytes / 1e9:.1f} GB; raise tensor_parallel or the utilization, or pick a larger GPU")
-    return min(int(free_bytes // block_bytes), MAX_NUM_GPU_BLOCKS)
+            f"no room for a KV cache: {config.model.model_id} weights need {weight_bytes / 1e9:.1f} GB per GPU and "
+            f"{config.gpu.gpu_id}'s pool by {knob} is {max(pool_bytes, 0.0) / 1e9:.1f} GB; raise tensor_parallel or "
+            f"{knob}, or pick a larger GPU")
+    return min(int(pool_bytes // block_bytes), MAX_NUM_GPU_BLOCKS)
 
 
 def needs_paged_manager(config: SimConfig, requests: Sequence[Request], prefix_caching: bool) -> bool:
@@ -57,8 +56,7 @@ LEAN_ENABLED = True  # tests/test_lean_prefix_cache.py turns it off to replay th
 
 
 def make_kv_manager(config: SimConfig, requests: Sequence[Request], emit: Callable[[object], None],
-                    prefix_caching: bool) -> KvManager:
-    num_blocks = num_gpu_blocks(config)
+                    prefix_caching: bool, num_blocks: int) -> KvManager:
     if lean_fits(config, requests, prefix_caching):
         return LeanPrefixCache(num_blocks, config.cache.block_size, requests)
     if needs_paged_manager(config, requests, prefix_caching):

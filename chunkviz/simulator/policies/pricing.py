@@ -3,7 +3,8 @@ it overlaps the next step's CPU work with this step's GPU work; a policy's regis
 
 Invariant: a rule is a pure function of the GPU, the tensor-parallel degree, the resolved max_num_seqs and the
 largest captured size asked for; step_pricing applies the user's knobs on top (each engine's own switch names), and
---enforce-eager with overlap off gives cost.step_pricing.EAGER, today's price, for every policy. Sources:
+--enforce-eager with overlap off runs every step eagerly without overlap; the host's CPU costs per step are the
+policy's entry's (cost/host_time.py). Sources:
   vLLM V1   vllm/config/scheduler.py SchedulerConfig.async_scheduling (None → True in vllm/config/vllm.py
             VllmConfig.__post_init__ unless pooling, pipeline parallel or some speculative methods; commit 1f8758d);
             cudagraph_mode FULL_AND_PIECEWISE (docs/design/cuda_graphs.md: FULL graphs for uniform-decode batches,
@@ -30,7 +31,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from chunkviz.config import SimConfig
-from chunkviz.cost.step_pricing import EAGER, StepPricing
+from chunkviz.cost.host_time import HostCosts
+from chunkviz.cost.step_pricing import StepPricing
 
 GIB = 1024 ** 3
 
@@ -94,7 +96,7 @@ def trtllm_graphs(q: GraphQuery) -> Graphs:
 
 
 def step_pricing(config: SimConfig, max_num_seqs: int, overlap_default: bool, graphs: GraphRule | None,
-                 engine: str) -> StepPricing:
+                 engine: str, host: HostCosts) -> StepPricing:
     """The engine's pricing as shipped with the user's switches applied; a switch the engine lacks is refused
     with ValueError (the caller turns it into a one-line message)."""
     cost = config.cost
@@ -105,10 +107,9 @@ def step_pricing(config: SimConfig, max_num_seqs: int, overlap_default: bool, gr
         raise ValueError(f"--cuda-graph-max-bs does not apply: {engine} runs every step eagerly; leave it unset")
     overlap = overlap_default if cost.overlap_scheduling is None else cost.overlap_scheduling
     if graphs is None or cost.enforce_eager:
-        if not overlap:
-            return EAGER
-        return StepPricing(overlap=True, rule="eager, overlap scheduling")
+        return StepPricing(overlap=overlap, rule=f"eager, {'overlap scheduling' if overlap else 'no overlap'}",
+                           host=host)
     g = graphs(GraphQuery(config.gpu.memory_bytes, config.tensor_parallel, max_num_seqs, cost.cuda_graph_max_bs))
     return StepPricing(overlap=overlap, decode_sizes=g.decode_sizes, pads_decode=g.pads_decode,
                        piecewise_sizes=g.piecewise_sizes,
-                       rule=f"{g.rule}, {'overlap scheduling' if overlap else 'no overlap'}")
+                       rule=f"{g.rule}, {'overlap scheduling' if overlap else 'no overlap'}", host=host)

@@ -14,10 +14,13 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Callable
 
 from chunkviz.config import SchedulerConfig, SimConfig
+from chunkviz.cost import host_time as hc
+from chunkviz.cost.host_time import HostCosts
 from chunkviz.cost.step_pricing import StepPricing
 from chunkviz.request import Request
 from chunkviz.simulator.policies import pricing as pr
 from chunkviz.simulator.policies import defaults as d
+from chunkviz.simulator.policies import memory as mem
 from chunkviz.simulator.policies import refusals as r
 from chunkviz.simulator.policies.orca import schedule_orca
 from chunkviz.simulator.policies.sarathi import schedule_sarathi
@@ -124,6 +127,13 @@ class PolicyEntry:
     # request scheduled in the same step, or while a chunked context is still running, cannot reuse them yet; False:
     # keyed when scheduled (vLLM V1 KVCacheManager.allocate_slots -> cache_blocks).
     stores_context_blocks_at_end: bool = False
+    # The engine's CPU seconds of scheduling and input preparation per step (cost/host_time.py, each with its source);
+    # the research systems (Orca, Sarathi-Serve, static batching) keep vLLM V0's: Sarathi-Serve's prototype is a fork
+    # of vLLM's V0 engine, and the papers publish no host timings (assumption).
+    host_costs: HostCosts = hc.VLLM_V0
+    # The engine's memory rule for its KV pool (policies/memory.py): vLLM V1 gpu_memory_utilization 0.92, V0 and the
+    # research systems 0.90, SGLang mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction.
+    kv_pool: mem.PoolRule = mem.VLLM_V0_POOL
 
     def absorbs(self, scheduler: SchedulerConfig) -> bool:
         absorbs = self.fast_path_absorbs_arrivals
@@ -147,7 +157,8 @@ class PolicyEntry:
 
     def step_pricing(self, config: SimConfig, max_num_seqs: int) -> StepPricing:
         """How this engine prices a step, with the user's --enforce-eager / overlap / --cuda-graph-max-bs applied."""
-        return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en)
+        return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en,
+                               self.host_costs)
 
 
 _ENTRIES = (
@@ -162,14 +173,16 @@ _ENTRIES = (
                 refusals=r.VLLM_NO_CHUNK, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=False, takes_priority=True, pd_first_token_from_decode=True,
                 priority_victim=lowest_priority_victim, prefix_caching_default=True,
-                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1,
+                kv_pool=mem.VLLM_V1_POOL),
     PolicyEntry("chunked", schedule_chunked, chunks_prompts=True, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v1_defaults, label_en="chunked prefill (vLLM V1)", label_zh="分块预填充（vLLM V1）",
                 follows="vllm/v1/core/sched/scheduler.py Scheduler.schedule",
                 refusals=r.VLLM_CHUNKED, fast_path=True, fast_path_absorbs_arrivals=True,
                 vllm_enable_chunked_prefill=True, takes_priority=True, priority_victim=lowest_priority_victim,
                 prefix_caching_default=True, pd_first_token_from_decode=True,
-                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs),
+                overlap_scheduling=True, cuda_graphs=pr.vllm_v1_graphs, host_costs=hc.VLLM_V1,
+                kv_pool=mem.VLLM_V1_POOL),
     PolicyEntry("sarathi", schedule_sarathi, chunks_prompts=True, reserves_prompt=True, victim=newest_victim,
                 defaults=d.sarathi_defaults, label_en="Sarathi-Serve (stall-free batching)",
                 label_zh="Sarathi-Serve（无停顿批处理）",
@@ -180,7 +193,8 @@ _ENTRIES = (
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
                 takes_priority=True, priority_higher_first=True, prefix_caching_default=True,
                 kv_transfer_default="per-chunk",
-                overlap_scheduling=True, cuda_graphs=pr.sglang_graphs,
+                overlap_scheduling=True, cuda_graphs=pr.sglang_graphs, host_costs=hc.SGLANG,
+                kv_pool=mem.sglang_pool,
                 fast_path=True, fast_path_replay=replay_decode_steps,
                 fast_path_absorbs_arrivals=lambda s: not s.sglang_enable_mixed_chunk, fast_path_prefill_first=True),
     # TensorRT-LLM takes a prompt's blocks whole at its first context chunk: KVCacheManager::getNeededBlocksOneStep
@@ -193,7 +207,8 @@ _ENTRIES = (
                 follows="tensorrt_llm/batch_manager capacityScheduler.cpp, microBatchScheduler.cpp",
                 takes_prefill_threshold=False, default_block_size_tokens=32, prefix_caching_default=True,
                 stores_context_blocks_at_end=True,
-                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, fast_path=True,
+                overlap_scheduling=True, cuda_graphs=pr.trtllm_graphs, host_costs=hc.TRTLLM, kv_pool=mem.trtllm_pool,
+                fast_path=True,
                 fast_path_absorbs_arrivals=lambda s: not s.trtllm_chunked_context, fast_path_reserve=completion_reserve),
     PolicyEntry("static", schedule_static, chunks_prompts=False, reserves_prompt=False, victim=newest_victim,
                 defaults=d.vllm_v0_defaults, label_en="static batching", label_zh="静态批处理",
