@@ -9,35 +9,14 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import ROOM_CODE, ROOM_KEY, screenshot, wait_for_app
+from tests.e2e.room_pages import LANES, cursor as _cursor, follows as _follows, poll as _poll, open_page
 
 pytestmark = pytest.mark.e2e
 CHAPTER = "ch1-kitchen"
-LANES = ".st-key-c1_lanes .cv"
 
 
 def _open(browser, url: str):
-    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-    page.goto(url)
-    wait_for_app(page, timeout_ms=120000)
-    return page
-
-
-def _cursor(page) -> float:
-    return float(page.locator(LANES).get_attribute("data-cursor-ms"))
-
-
-def _follows(student, teacher, timeout_ms: int = 1000) -> None:
-    """The student's cursor equals the teacher's within `timeout_ms` (the issue's 1 s)."""
-    want = _cursor(teacher)
-    _poll(lambda: abs(_cursor(student) - want) < 0.01, student, timeout_ms)
-
-
-def _poll(predicate, page, timeout_ms: int) -> None:
-    for _ in range(max(1, timeout_ms // 50)):  # bounded
-        if predicate():
-            return
-        page.wait_for_timeout(50)
-    assert predicate()
+    return open_page(browser, url)
 
 
 def test_two_students_follow_the_teacher_vote_and_see_the_reveal(browser, room_server_url):

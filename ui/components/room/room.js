@@ -156,12 +156,26 @@ function tallyBars(d, q, T) {
   return list;
 }
 
+// This tab's voter in a room: the first signed token it was given, kept in sessionStorage, so a page that comes
+// back on another replica (a new session, a new token) still votes as itself — its vote is replaced, never doubled.
+// A token the server no longer accepts (403: another teacher key) gives way to the page's own.
+function voterOf(d) {
+  const k = "cvVoter:" + d.room, kept = sessionStorage.getItem(k);
+  if (kept) return kept;
+  sessionStorage.setItem(k, d.voter);
+  return d.voter;
+}
+
 function vote(d, box) {
   const T = d.text;
-  let mine = sessionStorage.getItem(`cvVote:${d.room}:${d.question}:${d.voter}`) || "", note = "";
-  const choose = (o) => {
-    post("/_room/vote", { room: d.room, voter: d.voter, question: d.question, option: o }).then((r) => {
-      if (r.status === 200) { mine = o; note = ""; sessionStorage.setItem(`cvVote:${d.room}:${d.question}:${d.voter}`, o); }
+  let voter = voterOf(d);
+  let mine = sessionStorage.getItem(`cvVote:${d.room}:${d.question}:${voter}`) || "", note = "";
+  const choose = (o, again = true) => {
+    post("/_room/vote", { room: d.room, voter, question: d.question, option: o }).then((r) => {
+      if (r.status === 403 && again && voter !== d.voter) {
+        voter = d.voter; sessionStorage.setItem("cvVoter:" + d.room, voter); choose(o, false); return;
+      }
+      if (r.status === 200) { mine = o; note = ""; sessionStorage.setItem(`cvVote:${d.room}:${d.question}:${voter}`, o); }
       else note = r.body.error || T.closed;
       render();
     });
