@@ -1,5 +1,5 @@
-"""What a page draws for a class room: the room bar (element keyed `room`: who drives, the students' link, detach /
-rejoin), a student's vote (keyed `room_vote`) and the teacher's live tally with its reveal button (keyed `tally`),
+"""What a page draws for a class room: the room bar (element keyed `room`: who drives, the students' link and its QR
+code (qr.py) on the teacher's page, detach / rejoin), a student's vote (keyed `room_vote`) and the teacher's live tally with its reveal button (keyed `tally`),
 one browser component (room.{js,css}) that follows the room's stream, /_room/stream (routes.py).
 
 Invariants: the room and role are read from the URL once per session (?room=CODE, &teacher_key=KEY) and kept in the
@@ -11,13 +11,15 @@ never the answer (the stream sends it at the reveal).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlsplit
 
 import streamlit as st
 
 from ui.components.loader import register
-from ui.components.room import routes
+from ui.components.room import qr, routes
 from ui.components.room import store as rs
 from ui.i18n import current_lang, t, tr
 
@@ -26,7 +28,7 @@ _mount = register(NAME, Path(__file__).resolve().parent, "room")
 _CODE, _TEACHER, _SEEN = "_room_code", "_room_teacher", "_room_seen"
 _JS_TEXTS = ("teacher", "students_open", "following", "detached", "detach", "rejoin", "lost", "vote_help",
              "your_vote", "votes", "closed", "other_question", "right", "wrong", "reveal", "revealed", "tally_title",
-             "share", "nobody", "no_room")
+             "share", "nobody", "no_room", "qr_hide", "qr_show", "qr_alt")
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,33 @@ def _texts() -> dict[str, str]:
     return {k: t(f"room.{k}") for k in _JS_TEXTS}
 
 
+def students_link(code: str, page_url: str | None) -> str | None:
+    """The link students open: the teacher's own origin (as its browser sees it, so behind a proxy the proxy's)
+    and `/?room=CODE`, the same link room.js prints; None when the page's URL is unknown."""
+    parts = urlsplit(page_url or "")
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}/?room={code}"
+
+
+@lru_cache(maxsize=64)
+def link_qr(link: str) -> tuple[str | None, str | None]:
+    """(the SVG of the link's QR code, None) or (None, the one-line reason it has none); cached: the teacher's page
+    reruns often, the link seldom changes."""
+    try:
+        return qr.svg(qr.encode(link, "M"), label=link), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _teacher_extra(code: str) -> dict:
+    link = students_link(code, st.context.url)
+    if link is None:
+        return {}
+    svg, why = link_qr(link)
+    return {"link": link, "qr": svg, "qr_note": why}
+
+
 def room_bar(slug: str | None, notices=None) -> Membership | None:
     """The bar on a page in a room; the teacher's session opens the room and, on a chapter (`slug`), announces it."""
     room = membership(notices)
@@ -91,7 +120,8 @@ def room_bar(slug: str | None, notices=None) -> Membership | None:
     except rs.RoomError as exc:
         say.error(t("room.store", error=str(exc)))
         return None
-    _mount(data=_data(room, "bar", chapter=slug), key="room", height="content")
+    extra = _teacher_extra(room.code) if room.teacher else {}
+    _mount(data=_data(room, "bar", chapter=slug, **extra), key="room", height="content")
     return room
 
 

@@ -111,24 +111,44 @@ function setAttached(on) {
   notify();
 }
 
+// The teacher's QR code of the students' link (an SVG drawn by qr.py from the server's own encoder, no user text),
+// large enough to scan from the back of a classroom, right of the bar's lines; hidden and shown again with one click
+// (kept per tab and room: once everyone has joined, the slide gets its height back).
+function qrFigure(d, parts) {
+  const T = d.text, k = "cvRoomQrHidden:" + d.room, hidden = sessionStorage.getItem(k) === "1";
+  if (d.qr_note) parts.push(el("span", "muted", d.qr_note));
+  if (!d.qr) return null;
+  const b = el("button", "qr-toggle", hidden ? T.qr_show : T.qr_hide);
+  b.onclick = () => { if (hidden) sessionStorage.removeItem(k); else sessionStorage.setItem(k, "1"); notify(); };
+  parts.push(b);
+  if (hidden) return null;
+  const fig = el("div", "qr"); fig.title = T.qr_alt; fig.innerHTML = d.qr;
+  return fig;
+}
+
 function bar(d, box) {
   const T = d.text;
   return () => {
     const s = ROOM.state, parts = [];
+    let fig = null;
     box.dataset.role = d.role; box.dataset.attached = ROOM.attached ? "1" : "0";
     box.dataset.seq = s ? String(s.seq) : "";
     if (d.role === "teacher") {
       parts.push(el("b", "", fill(T.teacher, { code: d.room })));
-      const link = endpoint("/?room=" + d.room);
+      const link = d.link || endpoint("/?room=" + d.room);  // the server's link is the one its QR code encodes
       const big = el("span", "link"); big.appendChild(el("span", "muted", T.students_open + " "));
       big.appendChild(el("b", "url", link)); parts.push(big);
+      fig = qrFigure(d, parts);
     } else {
       parts.push(el("b", "", fill(ROOM.attached ? T.following : T.detached, { code: d.room })));
       const b = el("button", ROOM.attached ? "detach" : "rejoin", ROOM.attached ? T.detach : T.rejoin);
       b.onclick = () => setAttached(!ROOM.attached); parts.push(b);
     }
     if (ROOM.lost) parts.push(el("span", "muted", T.lost));
-    box.replaceChildren(...parts);
+    box.classList.toggle("with-qr", !!fig);
+    if (!fig) { box.replaceChildren(...parts); return; }
+    const lines = el("div", "lines"); lines.append(...parts);
+    box.replaceChildren(lines, fig);
   };
 }
 
