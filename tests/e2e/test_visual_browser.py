@@ -267,3 +267,51 @@ def test_the_split_is_drawn_with_readable_lanes_and_moving_kv_blocks(projector, 
     _check_split(box, "answered")
     assert float(box.get_attribute("data-fit-px")) < 330  # the fit did shrink the stage, and the lanes stayed ≥ 10 px
     projector.screenshot(path=str(SHOTS / f"ch7-{lang}-split-answered.png"))
+
+
+# Chapter 6's budget as a handle on the slide: the runs of the chapter's sweep (256/512/1024/2048 tokens) arrive once
+# with the page; ←/→ on the handle, or a drag, switches the drawn run in the browser (another step count, another
+# verdict line) while the page sends nothing to the server (no websocket frame: no rerun) and the element is not
+# re-mounted (window.__cvMounts).
+_HANDLE = """(e) => ({variant: e.dataset.variant, counters: e.dataset.counters, mounts: window.__cvMounts,
+  verdict: e.querySelector('.handle-verdict').textContent, value: e.querySelector('.handle-value').textContent})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_6_budget_handle_switches_runs_without_a_rerun(browser, server_url, lang):
+    from chunkviz.lessons.budgets import BUDGETS_TOKENS
+    from chunkviz.lessons.chapters import scenario_for
+
+    ch = next(c for c in CHAPTERS if c.number == 6)
+    steps = {b: len(run_scenario(scenario_for(ch, ch.policies[0], b)).steps) for b in BUDGETS_TOKENS}
+    context = browser.new_context(viewport=VIEW)
+    page = context.new_page()
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    try:
+        page.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
+        wait_for_app(page, timeout_ms=90000)
+        box = page.locator(BOX).first
+        page.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+        page.wait_for_timeout(1000)  # the cursor's URL write and any late rerun settle
+        m0 = box.evaluate(_HANDLE)
+        assert m0["variant"] == "512" and f"{steps[512]}" in m0["counters"], m0
+        handle = page.locator(f"{BOX} .handle")
+        frames = len(sent)
+        handle.focus()
+        page.keyboard.press("ArrowRight")
+        m1 = box.evaluate(_HANDLE)
+        assert m1["variant"] == "1024" and f"{steps[1024]}" in m1["counters"] and m1["value"] == "1,024", m1
+        bb = handle.bounding_box()  # a drag to the left end: 256 tokens
+        page.mouse.move(bb["x"] + bb["width"] - 4, bb["y"] + bb["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(bb["x"] + 1, bb["y"] + bb["height"] / 2, steps=8)
+        page.mouse.up()
+        m2 = box.evaluate(_HANDLE)
+        assert m2["variant"] == "256" and f"{steps[256]}" in m2["counters"], m2
+        page.wait_for_timeout(600)
+        assert m2["mounts"] == m0["mounts"] and len(sent) == frames, (m0, m2, len(sent) - frames)
+        assert page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state") == "notRunning"
+        page.screenshot(path=str(SHOTS / f"ch6-{lang}-handle.png"))
+    finally:
+        context.close()

@@ -123,8 +123,10 @@ function el(tag, cls, text) {
 
 class Timeline {
   constructor(root, data, key) {
-    this.d = data; this.key = key; this.root = root;
+    this.base = data; this.d = data; this.key = key; this.root = root;
     const saved = STATE[key] || {};
+    // A handle's runs (data.variants): the one the learner chose last survives re-mounts (the answer's rerun).
+    if (data.variants) this.useVariant(saved.variant ?? data.variants.index);
     // A re-mount (rerun, new scenario) keeps the cursor where the user left it; a fresh page starts at the link's.
     // A clicker's PageDown at the question reveals it in the browser (the room answered aloud); kept across re-mounts.
     this.revealed = data.hold_ms != null && saved.revealedHold === data.hold_ms;
@@ -146,6 +148,49 @@ class Timeline {
   }
 
   t(name) { return this.d.text[name] || name; }
+
+  // Direct manipulation (data.variants: {label, values, index, unit, runs}): runs of the same workload for a few
+  // values of one parameter (chapter 6's token budget), sent once; the handle swaps which run is drawn (its
+  // engines, step grid, end, notes, stops and the verdict beside the handle) in the browser, with no rerun. The
+  // payload itself stays read-only: the drawn data is a copy with the chosen run's fields over it.
+  useVariant(i) {
+    const v = this.base.variants, n = Math.max(0, Math.min(v.runs.length - 1, Math.round(+i) || 0));
+    this.variant = n; this.d = Object.assign({}, this.base, v.runs[n]);
+  }
+
+  setVariant(i) {
+    const before = this.variant;
+    this.useVariant(i);
+    if (this.variant === before) return;
+    this.cursor = this.clamp(this.cursor); this.scrub.max = this.d.end_ms;
+    if (this.marksBox) { this.markBtns = []; this.marksBox.replaceChildren(); this.markButtons(this.marksBox, this.d.slide ? this.slideMarks() : this.d.bookmarks); }
+    this.drawHandle(); this.draw(); this.save();
+  }
+
+  drawHandle() {
+    if (!this.handle) return;
+    const v = this.base.variants, run = v.runs[this.variant];
+    this.handle.value = this.variant;
+    this.handle.setAttribute("aria-valuetext", `${fmt(v.values[this.variant], 0)} ${v.unit || ""}`.trim());
+    this.handleValue.textContent = fmt(v.values[this.variant], 0);
+    this.handleVerdict.textContent = run.verdict || "";
+    this.box.dataset.variant = String(v.values[this.variant]);
+  }
+
+  buildHandle(box) {
+    const v = this.d.variants, row = el("div", "handle-row");
+    row.appendChild(el("span", "handle-label", v.label));
+    this.handle = el("input", "handle"); this.handle.type = "range"; this.handle.min = 0; this.handle.max = v.values.length - 1;
+    this.handle.step = 1; this.handle.setAttribute("aria-label", v.label);
+    const ticks = el("datalist"); ticks.id = `cv-handle-${this.key}`;
+    v.values.forEach((_, i) => { const o = el("option"); o.value = i; ticks.appendChild(o); });
+    this.handle.setAttribute("list", ticks.id);
+    this.handle.oninput = () => this.setVariant(this.handle.value);
+    this.handleValue = el("b", "handle-value"); this.handleVerdict = el("span", "handle-verdict");
+    [this.handle, ticks, this.handleValue, this.handleVerdict].forEach((x) => row.appendChild(x));
+    box.appendChild(row);
+    this.drawHandle();
+  }
 
   // Every cursor move goes through here: inside the run, and not past an unanswered question.
   clamp(ms) {
@@ -210,6 +255,7 @@ class Timeline {
     // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
     (d.slide ? bar : box).appendChild(this.scrub);
     // A slide's caption: one large line above the stage saying what happens at the cursor and why (drawCaption).
+    if (d.variants) this.buildHandle(box);
     if (d.slide) { this.caption = el("div", "caption"); this.caption.setAttribute("aria-live", "polite"); box.appendChild(this.caption); }
     const stage = el("div", "stage"), plot = el("div", "plot"); this.canvas = el("canvas"); this.tip = el("div", "tip");
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
@@ -220,7 +266,7 @@ class Timeline {
     if (!d.slide && !d.present && d.text.guide) box.insertBefore(el("div", "guide", d.text.guide), stage);
     if (!d.slide) box.insertBefore(row, stage);
     d.legend.concat(d.legend_extra || []).forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
-    this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
+    this.marksBox = marks; this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
     row.appendChild(legend); row.appendChild(marks); if (d.slide) box.appendChild(row);
     if (!d.slide) box.appendChild(this.cards());
     this.why = el("div", "why"); if (!d.slide) box.appendChild(this.why);
@@ -266,7 +312,7 @@ class Timeline {
     return grid;
   }
 
-  save() { STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed, follow: this.follow, held: this.held(),
+  save() { STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed, follow: this.follow, held: this.held(), variant: this.variant,
                        revealedHold: this.revealed ? this.d.hold_ms : undefined }; }
 
   saveUrlSoon() {
@@ -470,7 +516,9 @@ class Timeline {
     // Rows thinner than their label: the labels alternate between two places in the gutter (a row's label, the one
     // two rows down, are 2 lanes apart), so every row keeps its label while 2 lanes hold one; thinner still, every
     // n-th row is labelled.
-    const stagger = laneH < labelPx + 2 && 2 * laneH >= labelPx && d.gutter_px >= 46;
+    ctx.font = `700 ${labelPx}px sans-serif`;
+    const labelW = Math.max(0, ...lanes.map((r) => ctx.measureText("R" + r).width)), shift = Math.ceil(labelW) + 3;
+    const stagger = laneH < labelPx + 2 && 2 * laneH >= labelPx && 2 + shift + labelW <= d.gutter_px - 1;
     const row = new Map(lanes.map((r, n) => [r, n]));
     const every = stagger ? 1 : Math.max(1, Math.ceil((d.tick_px + 2) / Math.max(laneH, 1)));
     (this.geo = this.geo || [])[k] = { row, bodyTop, laneH, laneTop, top, bottom: top + h - 4, panelBottom: top + h, X };
@@ -485,7 +533,7 @@ class Timeline {
       labelled.push(r);
       ctx.globalAlpha = f !== null && r !== f ? DIM : 1;
       ctx.font = `${r === f ? "700 " : ""}${labelPx}px sans-serif`;
-      ctx.fillText("R" + r, ox + 2 + (stagger && n % 2 ? (d.gutter_px - 4) / 2 : 0), labelY(n));
+      ctx.fillText("R" + r, ox + 2 + (stagger && n % 2 ? shift : 0), labelY(n));
     });
     ctx.globalAlpha = 1;
     const s = e.segs;
@@ -711,6 +759,7 @@ class Timeline {
                       B: () => this.toggleBlank(), f: () => this.toggleFull(), F: () => this.toggleFull() }[ev.key];
     if (clicker && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); ev.stopPropagation(); clicker(); return; }
     if (tag === "SELECT") return;  // the speed menu (ours or not) keeps its arrow keys
+    if (target === this.handle) return;  // so does the handle (← / → choose the run drawn)
     const widget = ["slider", "spinbutton", "listbox", "combobox", "option", "radio", "textbox", "tab"].includes(role);
     if (!ours && (widget || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable))) return;
     const map = { ArrowRight: () => this.stepBy(1), ArrowLeft: () => this.stepBy(-1), Home: () => this.jumpTo(0),
@@ -821,6 +870,7 @@ export default function (component) {
   // the server rewrites the query string from the values it read when the session started.
   if (host.__cv && host.__cv.d.version === data.version) { host.__cv.saveUrlSoon(); return () => {}; }
   if (host.__cv) host.__cv.destroy();
+  window.__cvMounts = (window.__cvMounts || 0) + 1;  // tests: a handle's drag mounts nothing
   const restored = STATE[k] !== undefined;
   const tl = new Timeline(host, data, k);
   host.__cv = tl;
