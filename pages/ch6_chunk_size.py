@@ -3,14 +3,17 @@
 import streamlit as st
 
 from ui.chapters.answers import lesson_fields
-from ui.chapters.common import chapter_traces, footer, header, lesson
+from ui.chapters.budget_handle import budget_variants
+from ui.chapters.common import chapter_traces, footer, header, is_present, lesson
 from ui.chapters.lanes import answered, slide
 from ui.chapters.lessons import budget_lesson, priority_lesson
 from ui.i18n import t
 
 ch = header(6)
 traces = chapter_traces(ch)
-slide(ch, traces, chats=False, answer_view=budget_lesson)  # the sweep is the answer: in the stage once predicted
+# The sweep is the answer: in the stage once predicted. The budget is a handle on the slide (its runs sent once).
+slide(ch, traces, chats=False, answer_view=budget_lesson,
+      variants=lambda done, extra: budget_variants(ch, is_present(), done, extra))
 if answered(ch):  # what the queue's order buys, once the learner has predicted
     priority_lesson()
 lesson(t("chx.body.6", **lesson_fields(ch)))  # the SLOs, budgets and requests of the runs

@@ -205,3 +205,113 @@ def test_linked_highlighting_follows_a_request_everywhere(projector, server_url,
     projector.mouse.move(640, 700)
     m = box.evaluate(_HL)
     assert m["pinned"] == m["focus"] == r, m  # a click (a tap) pins it
+
+
+# The split drawn (chapter 7): the four GPUs in a 2 × 2 grid, so at 1280×720 in lecture mode every lane is ≥ 10 px
+# (the element reports its thinnest as data-lane-px; the four stacked panels gave ~3 px) at the question, after the
+# reveal and once answered (the fit shrinks the stage then); every request drawn on a GPU has its row label there
+# (data-row-labels: per panel, the lanes drawn and those labelled); and R4's KV transfer is a block that moves down
+# from the prefill GPU's lane to the decode GPU's as the cursor passes through the transfer, then stays put.
+_SPLIT = """(e) => ({lane: parseFloat(e.dataset.lanePx), rows: JSON.parse(e.dataset.rowLabels || '[]'),
+  moving: e.dataset.kvMoving, blocks: JSON.parse(e.dataset.kvBlocks || '[]'), cursor: +e.dataset.cursorMs})"""
+
+
+def _check_split(box, where: str) -> dict:
+    m = box.evaluate(_SPLIT)
+    assert m["lane"] >= 10, (where, m["lane"])
+    assert len(m["rows"]) == 4 and all(p["lanes"] for p in m["rows"]), (where, m["rows"])
+    for p in m["rows"]:
+        assert sorted(p["labelled"]) == sorted(p["lanes"]), (where, "a request without its row label", p)
+    return m
+
+
+def _scrub_to(box, ms: float) -> None:
+    box.evaluate("(e, ms) => { const s = e.querySelector('.scrub'); s.value = ms; s.dispatchEvent(new Event('input')); }",
+                 ms)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_split_is_drawn_with_readable_lanes_and_moving_kv_blocks(projector, server_url, lang):
+    from chunkviz.lessons import split
+    from chunkviz.lessons.predictions import prediction
+
+    ch = next(c for c in CHAPTERS if c.slug == "split-kitchen")
+    kv = next(x for x in split.split_run("disagg").transfers if x.request_id == 4)
+    projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
+    wait_for_app(projector, timeout_ms=90000)
+    box = projector.locator(BOX).first
+    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    _check_split(box, "question")
+    box.focus()
+    projector.keyboard.press("PageDown")  # the reveal
+    _check_split(box, "reveal")
+    ys = []
+    a, b = kv.start_s * 1e3, kv.ready_s * 1e3
+    for ms in (a + (b - a) * f for f in (0.1, 0.4, 0.7, 0.95)):
+        _scrub_to(box, ms)
+        m = _check_split(box, f"{ms:.0f} ms")
+        assert "4" in m["moving"].split(","), (ms, m["moving"])  # on the wire
+        ys.append(next(y for r, y in m["blocks"] if r == 4))
+    assert ys == sorted(ys) and ys[-1] - ys[0] >= 40, ys  # it moves down, from GPU to GPU
+    _scrub_to(box, b + 5)
+    m = box.evaluate(_SPLIT)
+    assert "4" not in m["moving"].split(",") and next(y for r, y in m["blocks"] if r == 4) >= ys[-1], m
+    projector.keyboard.press("PageDown")
+    p = prediction(ch.number)
+    projector.locator(".st-key-predict [data-testid='stRadioOption']").nth(p.option_ids.index(p.correct_option)).click()
+    projector.wait_for_timeout(250)
+    wait_for_app(projector, timeout_ms=90000)
+    projector.get_by_test_id("stAlertContentSuccess").first.wait_for(timeout=90000)
+    projector.wait_for_timeout(500)  # the fit follows the verdict's arrival
+    box = projector.locator(BOX).first
+    _check_split(box, "answered")
+    assert float(box.get_attribute("data-fit-px")) < 330  # the fit did shrink the stage, and the lanes stayed ≥ 10 px
+    projector.screenshot(path=str(SHOTS / f"ch7-{lang}-split-answered.png"))
+
+
+# Chapter 6's budget as a handle on the slide: the runs of the chapter's sweep (256/512/1024/2048 tokens) arrive once
+# with the page; ←/→ on the handle, or a drag, switches the drawn run in the browser (another step count, another
+# verdict line) while the page sends nothing to the server (no websocket frame: no rerun) and the element is not
+# re-mounted (window.__cvMounts).
+_HANDLE = """(e) => ({variant: e.dataset.variant, counters: e.dataset.counters, mounts: window.__cvMounts,
+  verdict: e.querySelector('.handle-verdict').textContent, value: e.querySelector('.handle-value').textContent})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chapter_6_budget_handle_switches_runs_without_a_rerun(browser, server_url, lang):
+    from chunkviz.lessons.budgets import BUDGETS_TOKENS
+    from chunkviz.lessons.chapters import scenario_for
+
+    ch = next(c for c in CHAPTERS if c.number == 6)
+    steps = {b: len(run_scenario(scenario_for(ch, ch.policies[0], b)).steps) for b in BUDGETS_TOKENS}
+    context = browser.new_context(viewport=VIEW)
+    page = context.new_page()
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    try:
+        page.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
+        wait_for_app(page, timeout_ms=90000)
+        box = page.locator(BOX).first
+        page.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+        page.wait_for_timeout(1000)  # the cursor's URL write and any late rerun settle
+        m0 = box.evaluate(_HANDLE)
+        assert m0["variant"] == "512" and f"{steps[512]}" in m0["counters"], m0
+        handle = page.locator(f"{BOX} .handle")
+        frames = len(sent)
+        handle.focus()
+        page.keyboard.press("ArrowRight")
+        m1 = box.evaluate(_HANDLE)
+        assert m1["variant"] == "1024" and f"{steps[1024]}" in m1["counters"] and m1["value"] == "1,024", m1
+        bb = handle.bounding_box()  # a drag to the left end: 256 tokens
+        page.mouse.move(bb["x"] + bb["width"] - 4, bb["y"] + bb["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(bb["x"] + 1, bb["y"] + bb["height"] / 2, steps=8)
+        page.mouse.up()
+        m2 = box.evaluate(_HANDLE)
+        assert m2["variant"] == "256" and f"{steps[256]}" in m2["counters"], m2
+        page.wait_for_timeout(600)
+        assert m2["mounts"] == m0["mounts"] and len(sent) == frames, (m0, m2, len(sent) - frames)
+        assert page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state") == "notRunning"
+        page.screenshot(path=str(SHOTS / f"ch6-{lang}-handle.png"))
+    finally:
+        context.close()

@@ -188,10 +188,13 @@ def _stage_view(ch: Chapter, answer_view: Callable[[], None] | None) -> str:
 
 
 def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bool = False,
-          height_px: int | None = None, answer_view: Callable[[], None] | None = None) -> None:
+          height_px: int | None = None, answer_view: Callable[[], None] | None = None,
+          variants: Callable[[bool, Callable[[dict[str, Trace]], dict]], dict] | None = None) -> None:
     """The chapter's stage (element keyed `stage`): all engines on one time axis, notes and chats in the browser;
     then its question (keyed `predict`). Engine titles carry their metrics only once the question is answered.
-    `answer_view` (chapter 6's sweep) draws inside the stage once the question is answered (_stage_view)."""
+    `answer_view` (chapter 6's sweep) draws inside the stage once the question is answered (_stage_view).
+    `variants(done, run_extras)` adds runs a handle on the slide switches between (chapter 6's budget:
+    ui/chapters/budget_handle.py), each with its own notes and stops."""
     runs = [(engine_label(p), tr) for p, tr in traces.items()]
     first = traces[ch.policies[0]]
     start = hold_s(find_bookmark(first, ch.bookmarks[0]), first)
@@ -200,8 +203,10 @@ def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bo
     with st.container(key="stage"):
         view = _stage_view(ch, answer_view)
         if view != "answer":
-            mounted = render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(),
-                                        extras=slide_extras(ch, traces, answered(ch), chats, kitchen, height_px),
+            extras = slide_extras(ch, traces, answered(ch), chats, kitchen, height_px)
+            if variants is not None:
+                extras |= variants(answered(ch), lambda trs: {"notes": notes(ch, trs), "stops": stops(ch, trs)})
+            mounted = render_comparison(runs, key=f"c{ch.number}_lanes", present=is_present(), extras=extras,
                                         start_ms=None if start is None or linked else start * 1e3)
         if view in ("answer", "both"):
             answer_view()

@@ -25,7 +25,11 @@ from ui.i18n import current_lang, t
 from ui.components.offline.download import download_view
 from ui.runs import CACHE_TTL_S
 
-SLIDE_HEIGHT_PX = 300  # four engine rows; with the link line under them the question stays inside 720 px
+# The four GPUs in a 2 × 2 grid (comparison.js grid_cols): colocated's two over each other on the left, the prefill
+# GPU over the decode GPU on the right (so a KV transfer moves straight down). A panel gets half the stage's height,
+# not a quarter: lanes 12 px at 1280×720 once answered (were 3 px), 16 px before.
+SLIDE_HEIGHT_PX = 330
+GRID_COLS = 2
 
 
 @st.cache_resource(max_entries=2, ttl=CACHE_TTL_S, show_spinner=False)
@@ -136,11 +140,23 @@ def extras(ch: Chapter, runs: dict[str, DeploymentRun], done: bool) -> dict:
                                                          else t("chx.bm.long_prefill"))} for n in drawn),
                    key=lambda s: s["t_ms"])
     legend = [[t("chx.split.legend.kv"), palette.TRANSFER, "transfer"]]
+    if is_present():  # lecture mode: the link line sits in the legend row, not under it (the lanes get its height)
+        legend = [[t("chx.split.legend.kv_link", link=link_label(split.SLIDE_LINK),
+                      setup_ms=runs["disagg"].spec.kv_link.setup_s * 1e3), palette.TRANSFER, "transfer"]]
     return {"slide": True, "notes": drawn, "stops": stops, "transfers": transfers(runs), "legend_extra": legend,
-            "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX,
+            "zoom_ms": 300.0, "height_px": SLIDE_HEIGHT_PX, "grid_cols": GRID_COLS,
             "hold_ms": None if done else hold_ms(ch, runs), "reveal_ms": max(n["t_ms"] for n in drawn),
             "question_ms": hold_ms(ch, runs),  # PageUp after the reveal returns to the question's moment
-            **lecture_fit(SLIDE_HEIGHT_PX)}
+            **lecture_fit(SLIDE_HEIGHT_PX), **_fit_floor()}
+
+
+def _fit_floor() -> dict:
+    """Lecture mode: the fit never shrinks the grid below 10 px lanes (two rows of panels, each a title line, a thin
+    steps strip and the decode GPU's six lanes, over the time axis: comparison.js drawEngine)."""
+    if not is_present():
+        return {}
+    title_px, strip_px, axis_px, lanes = 18 + 5, 8 + 4 + 4, 16 + 12, 6
+    return {"fit_min_px": 2 * (title_px + strip_px + lanes * 10) + axis_px + 8}
 
 
 def slide(ch: Chapter) -> None:
@@ -149,7 +165,8 @@ def slide(ch: Chapter) -> None:
     with st.container(key="stage"):
         mounted = render_comparison(engines(runs), key=f"c{ch.number}_lanes", present=is_present(),
                                     extras=extras(ch, runs, answered(ch)), start_ms=hold_ms(ch, runs))
-        st.caption(link_caption())
+        if not is_present():  # lecture mode: the legend names the link (extras)
+            st.caption(link_caption())
     results = [engine_line(t(f"chx.split.run.{kind}"), metrics_line(run.trace)) for kind, run in runs.items()]
     predict_then_reveal(ch, results)
     if not is_present():

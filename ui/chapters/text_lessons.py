@@ -178,6 +178,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.budget.doc": ("documents: TTFT p50 (ms)", "文档：首字延迟 p50（毫秒）"),
     "chx.budget.axis": ("token budget per step", "每步 token 预算"),
     "chx.budget.slo": ("SLO", "SLO"),
+    "chx.handle.6.verdict": ("chats: TTFT p90 {chat_ttft:.1f} ms (SLO {slo_chat_ttft:.0f}), TBT p99 {tbt:.1f} ms "
+                             "(SLO {slo_chat_tbt:.0f}) {chat} · documents: TTFT p50 {doc_ttft:.1f} ms "
+                             "(SLO {slo_doc_ttft:.0f}) {doc}",
+                             "对话：首字延迟 p90 {chat_ttft:.1f} 毫秒（SLO {slo_chat_ttft:.0f}），字间延迟 p99 {tbt:.1f} 毫秒"
+                             "（SLO {slo_chat_tbt:.0f}）{chat} · 文档：首字延迟 p50 {doc_ttft:.1f} 毫秒（SLO {slo_doc_ttft:.0f}）{doc}"),
+    "chx.handle.6.before": ("drag to run another budget: the lanes change, no rerun",
+                            "拖动换一个预算：泳道随之改变，不重新运行"),
+    "chx.handle.6.unit": ("tokens", "token"),
     "chx.prio.title": ("What priority buys the chats", "优先级调度给对话带来什么"),
     "chx.prio.body": (
         "The budget decides how a step is shared; the order of the waiting queue decides who gets in first. By "

@@ -30,6 +30,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.split.lbl.kv": ("R{rid}'s KV → decode GPU: {gb:.2f} GB over {link}, {ms:.1f} ms after its prefill",
                          "R{rid} 的 KV → 解码 GPU：{gb:.2f} GB 经 {link}，预填充结束后再等 {ms:.1f} 毫秒"),
     "chx.split.legend.kv": ("KV transfer (prefill GPU → decode GPU)", "KV 传输（预填充 GPU → 解码 GPU）"),
+    "chx.split.legend.kv_link": ("KV transfer, prefill GPU → decode GPU: {link}, {setup_ms:.0f} ms setup each",
+                                 "KV 传输：预填充 GPU → 解码 GPU，经 {link}，每次建立连接 {setup_ms:.0f} 毫秒"),
     "chx.split.tip.kv": ("R{rid}'s KV cache: {gb:.2f} GB over {link}\n{a:,.1f} → {b:,.1f} ms, {ms:.1f} ms after its "
                          "prefill", "R{rid} 的 KV 缓存：{gb:.2f} GB 经 {link}\n{a:,.1f} → {b:,.1f} 毫秒，预填充结束后再等 "
                          "{ms:.1f} 毫秒"),

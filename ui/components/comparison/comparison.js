@@ -86,14 +86,14 @@ function placeLabels(items, obstacles, o) {
     return out;
   };
   items.forEach((it) => {
-    const one = box([it.text]), room = o.right - o.marginX, first = [];
+    const mx = it.marginX ?? o.marginX, one = box([it.text]), room = (it.right ?? o.right) - mx, first = [];
     let spot = null;
     if (room >= 80) {  // (1) the column after the cursor
       const b = one.w <= room ? one : box(wrapText(o.ctx, it.text, room - 2 * o.pad));
       for (const [lo, hi] of [[it.top, it.bottom], [o.top, o.bottom]]) {
-        const y = ys(it.py, b.h, lo, hi).find((yy) => free(o.marginX, yy, b.w, b.h));
-        if (!first.length) first.push({ ...b, x: o.marginX, y: Math.max(Math.min(it.py - b.h / 2, o.bottom - b.h), o.top) });
-        if (y !== undefined) { spot = { ...b, x: o.marginX, y }; break; }
+        const y = ys(it.py, b.h, lo, hi).find((yy) => free(mx, yy, b.w, b.h));
+        if (!first.length) first.push({ ...b, x: mx, y: Math.max(Math.min(it.py - b.h / 2, o.bottom - b.h), o.top) });
+        if (y !== undefined) { spot = { ...b, x: mx, y }; break; }
       }
     }
     if (!spot) {  // (2) the nearest free place to the event, on one line or on two
@@ -123,8 +123,10 @@ function el(tag, cls, text) {
 
 class Timeline {
   constructor(root, data, key) {
-    this.d = data; this.key = key; this.root = root;
+    this.base = data; this.d = data; this.key = key; this.root = root;
     const saved = STATE[key] || {};
+    // A handle's runs (data.variants): the one the learner chose last survives re-mounts (the answer's rerun).
+    if (data.variants) this.useVariant(saved.variant ?? data.variants.index);
     // A re-mount (rerun, new scenario) keeps the cursor where the user left it; a fresh page starts at the link's.
     // A clicker's PageDown at the question reveals it in the browser (the room answered aloud); kept across re-mounts.
     this.revealed = data.hold_ms != null && saved.revealedHold === data.hold_ms;
@@ -146,6 +148,49 @@ class Timeline {
   }
 
   t(name) { return this.d.text[name] || name; }
+
+  // Direct manipulation (data.variants: {label, values, index, unit, runs}): runs of the same workload for a few
+  // values of one parameter (chapter 6's token budget), sent once; the handle swaps which run is drawn (its
+  // engines, step grid, end, notes, stops and the verdict beside the handle) in the browser, with no rerun. The
+  // payload itself stays read-only: the drawn data is a copy with the chosen run's fields over it.
+  useVariant(i) {
+    const v = this.base.variants, n = Math.max(0, Math.min(v.runs.length - 1, Math.round(+i) || 0));
+    this.variant = n; this.d = Object.assign({}, this.base, v.runs[n]);
+  }
+
+  setVariant(i) {
+    const before = this.variant;
+    this.useVariant(i);
+    if (this.variant === before) return;
+    this.cursor = this.clamp(this.cursor); this.scrub.max = this.d.end_ms;
+    if (this.marksBox) { this.markBtns = []; this.marksBox.replaceChildren(); this.markButtons(this.marksBox, this.d.slide ? this.slideMarks() : this.d.bookmarks); }
+    this.drawHandle(); this.draw(); this.save();
+  }
+
+  drawHandle() {
+    if (!this.handle) return;
+    const v = this.base.variants, run = v.runs[this.variant];
+    this.handle.value = this.variant;
+    this.handle.setAttribute("aria-valuetext", `${fmt(v.values[this.variant], 0)} ${v.unit || ""}`.trim());
+    this.handleValue.textContent = fmt(v.values[this.variant], 0);
+    this.handleVerdict.textContent = run.verdict || "";
+    this.box.dataset.variant = String(v.values[this.variant]);
+  }
+
+  buildHandle(box) {
+    const v = this.d.variants, row = el("div", "handle-row");
+    row.appendChild(el("span", "handle-label", v.label));
+    this.handle = el("input", "handle"); this.handle.type = "range"; this.handle.min = 0; this.handle.max = v.values.length - 1;
+    this.handle.step = 1; this.handle.setAttribute("aria-label", v.label);
+    const ticks = el("datalist"); ticks.id = `cv-handle-${this.key}`;
+    v.values.forEach((_, i) => { const o = el("option"); o.value = i; ticks.appendChild(o); });
+    this.handle.setAttribute("list", ticks.id);
+    this.handle.oninput = () => this.setVariant(this.handle.value);
+    this.handleValue = el("b", "handle-value"); this.handleVerdict = el("span", "handle-verdict");
+    [this.handle, ticks, this.handleValue, this.handleVerdict].forEach((x) => row.appendChild(x));
+    box.appendChild(row);
+    this.drawHandle();
+  }
 
   // Every cursor move goes through here: inside the run, and not past an unanswered question.
   clamp(ms) {
@@ -210,6 +255,7 @@ class Timeline {
     // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
     (d.slide ? bar : box).appendChild(this.scrub);
     // A slide's caption: one large line above the stage saying what happens at the cursor and why (drawCaption).
+    if (d.variants) this.buildHandle(box);
     if (d.slide) { this.caption = el("div", "caption"); this.caption.setAttribute("aria-live", "polite"); box.appendChild(this.caption); }
     const stage = el("div", "stage"), plot = el("div", "plot"); this.canvas = el("canvas"); this.tip = el("div", "tip");
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
@@ -220,7 +266,7 @@ class Timeline {
     if (!d.slide && !d.present && d.text.guide) box.insertBefore(el("div", "guide", d.text.guide), stage);
     if (!d.slide) box.insertBefore(row, stage);
     d.legend.concat(d.legend_extra || []).forEach(([label, colour, kind]) => { const s = el("span"); const i = el("i"); i.style.background = colour; const tile = hatchTile(d.patterns[kind]); if (tile) i.style.backgroundImage = `url(${tile.toDataURL()})`; s.appendChild(i); s.appendChild(document.createTextNode(label)); legend.appendChild(s); });
-    this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
+    this.marksBox = marks; this.markButtons(marks, d.slide ? this.slideMarks() : d.bookmarks);
     row.appendChild(legend); row.appendChild(marks); if (d.slide) box.appendChild(row);
     if (!d.slide) box.appendChild(this.cards());
     this.why = el("div", "why"); if (!d.slide) box.appendChild(this.why);
@@ -266,7 +312,7 @@ class Timeline {
     return grid;
   }
 
-  save() { STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed, follow: this.follow, held: this.held(),
+  save() { STATE[this.key] = { version: this.d.version, cursor: this.cursor, speed: this.speed, follow: this.follow, held: this.held(), variant: this.variant,
                        revealedHold: this.revealed ? this.d.hold_ms : undefined }; }
 
   saveUrlSoon() {
@@ -338,7 +384,7 @@ class Timeline {
     // after the cursor (nothing is drawn after it) is free, at the end too: there the labels sit (placeLabels). A
     // narrow plot (chat windows beside it) keeps that column at least LABEL_COLUMN_PX wide.
     if (d.zoom_ms) {
-      const w = Math.max((this.plot.clientWidth || 600) - d.gutter_px - 22, 1), f = Math.max(1.5, w / Math.max(w - this.labelColumnPx, w / 3));
+      const w = Math.max(this.colW() - d.gutter_px - 22, 1), f = Math.max(1.5, w / Math.max(w - this.labelColumnPx, w / 3));
       return [0, Math.max(d.zoom_ms, f * this.cursor, 1)];
     }
     if (!this.follow || d.end_ms <= w) return [0, Math.max(d.end_ms, 1)];
@@ -382,6 +428,12 @@ class Timeline {
 
   height() { return this.fitH || this.d.height_px; }
 
+  // A grid of panels (data.grid_cols, chapter 7's four GPUs in 2 × 2): engines fill it column by column, each
+  // column with its own copy of the shared time axis, so each panel gets the whole height of its row.
+  cols() { return Math.max(1, Math.min(this.d.grid_cols || 1, this.d.engines.length)); }
+
+  colW() { return (this.plot.clientWidth || this.box.clientWidth || 600) / this.cols(); }
+
   draw(columnPx = LABEL_COLUMN_PX) {
     this.labelColumnPx = columnPx;
     const d = this.d, c = this.canvas, dpr = window.devicePixelRatio || 1;
@@ -393,28 +445,40 @@ class Timeline {
     }
     const ctx = c.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, width, height);
     const col = this.colours(), font = d.font_px, tick = d.tick_px;
-    const [x0, x1] = this.window(), left = d.gutter_px, right = width - (d.present ? 22 : 10), axisH = tick + 12;
-    const X = (ms) => left + ((ms - x0) / (x1 - x0)) * (right - left);
+    const [x0, x1] = this.window(), axisH = tick + 12, cols = this.cols(), colW = width / cols;
+    const rows = Math.ceil(d.engines.length / cols), pad = d.present ? 22 : 10;
+    // One time axis per column of panels: X[c] maps a time to column c's pixels.
+    const X = [...Array(cols).keys()].map((c) => {
+      const left = c * colW + d.gutter_px, right = (c + 1) * colW - pad;
+      const f = (ms) => left + ((ms - x0) / (x1 - x0)) * (right - left);
+      f.ox = c * colW; f.left = left; f.right = right; return f;
+    });
     this.hits = [];
-    const panelH = (height - axisH) / d.engines.length;
+    const panelH = (height - axisH) / rows;
     const stepIdx = [];
     this.panelH = panelH; this.noteBoxes = []; this.titleBoxes = []; this.hl = [0, 0];
-    d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, k * panelH, panelH, X, x0, x1, col, font, k)));
-    this.drawTransfers(ctx, X, x0, x1);
+    d.engines.forEach((e, k) => stepIdx.push(this.drawEngine(ctx, e, (k % rows) * panelH, panelH, X[Math.floor(k / rows)],
+                                                             x0, x1, col, font, k)));
+    const lanePx = (this.geo || []).filter((g) => g && g.laneH).map((g) => g.laneH);
+    this.box.dataset.rowLabels = JSON.stringify(this.rowLabels.slice(0, d.engines.length));
+    this.box.dataset.lanePx = lanePx.length ? String(Math.round(Math.min(...lanePx) * 10) / 10) : "";
+    this.drawTransfers(ctx, x0, x1);
     // Shared time axis with ticks every "nice" interval.
-    const span = x1 - x0, raw = span / 8, pow = Math.pow(10, Math.floor(Math.log10(raw)));
+    const span = x1 - x0, raw = span / (8 / cols), pow = Math.pow(10, Math.floor(Math.log10(raw)));
     const stepMs = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= raw);
-    ctx.font = `${tick}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "center";
     const yAxis = height - axisH;
-    for (let v = Math.ceil(x0 / stepMs) * stepMs; v <= x1; v += stepMs) {
-      const x = X(v); ctx.fillRect(x, yAxis, 1, 4); ctx.fillText(fmt(v, 0), x, yAxis + tick + 4);
-      ctx.fillStyle = col.grid; ctx.fillRect(x, 0, 1, yAxis); ctx.fillStyle = col.text;
-    }
-    ctx.textAlign = "left"; ctx.fillText(this.t("time_ms"), 2, yAxis + tick + 4);
-    // The cursor: palette.CURSOR, a colour no bar uses.
-    const xc = X(this.cursor); this.cursorX = xc;
-    ctx.fillStyle = d.colours.cursor; ctx.fillRect(xc - 1.5, 0, 3, yAxis);
-    this.drawLabels(ctx, X, x1, yAxis, left, right);  // last: nothing is drawn over a label
+    X.forEach((Xc) => {
+      ctx.font = `${tick}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "center";
+      for (let v = Math.ceil(x0 / stepMs) * stepMs; v <= x1; v += stepMs) {
+        const x = Xc(v); ctx.fillRect(x, yAxis, 1, 4); ctx.fillText(fmt(v, 0), x, yAxis + tick + 4);
+        ctx.fillStyle = col.grid; ctx.fillRect(x, 0, 1, yAxis); ctx.fillStyle = col.text;
+      }
+      ctx.textAlign = "left"; ctx.fillText(this.t("time_ms"), Xc.ox + 2, yAxis + tick + 4);
+      // The cursor: palette.CURSOR, a colour no bar uses.
+      ctx.fillStyle = d.colours.cursor; ctx.fillRect(Xc(this.cursor) - 1.5, 0, 3, yAxis);
+    });
+    this.cursorX = X[0](this.cursor);
+    this.drawLabels(ctx, X, rows, x1, yAxis);  // last: nothing is drawn over a label
     if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX) return this.draw(columnPx + 60);
     this.afterDraw(stepIdx);
   }
@@ -428,15 +492,17 @@ class Timeline {
     const stepText = i < 0 ? this.t("no_step") : fill(this.t(idle ? "step_idle" : "step_of"), { n: st.n[i] + 1, total: st.n.length });
     (this.stepTexts = this.stepTexts || [])[k] = i < 0 ? "" : stepText;  // the caption quotes it
     // The engine's name gives way (…) before its step number does, so a long name never runs off the panel.
-    const room = (this.plot.clientWidth || 600) - 12 - ctx.measureText(` · ${stepText}`).width;
+    const ox = X.ox, room = (X.right - ox) - 12 - ctx.measureText(` · ${stepText}`).width;
     let name = `${e.tag} · ${e.label}`;
     while (name.length > 4 && ctx.measureText(name).width > room) name = name.slice(0, -2) + "…";
-    ctx.fillText(`${name} · ${stepText}`, 4, top + font + 2);
-    this.titleBoxes.push([0, top, 8 + ctx.measureText(`${name} · ${stepText}`).width, top + font + 6]);  // labels keep off
+    ctx.fillText(`${name} · ${stepText}`, ox + 4, top + font + 2);
+    this.titleBoxes.push([ox, top, ox + 8 + ctx.measureText(`${name} · ${stepText}`).width, top + font + 6]);  // labels keep off
     (this.counters = this.counters || [])[k] = stepText;  // read back as data-counters (tests)
-    const laneTop = top + font + 8, stepH = Math.max(font, 14);
+    // A grid's panels (cols > 1) give their lanes the room: the steps row a thin strip under the title (its
+    // counter names it), no "steps" word beside it.
+    const grid = this.cols() > 1, laneTop = top + font + (grid ? 5 : 8), stepH = grid ? 8 : Math.max(font, 14);
     const small = d.present ? d.tick_px : d.tick_px - 2;  // lecture mode: no text under 16 px
-    ctx.font = `${small}px sans-serif`; ctx.fillText(this.t("steps"), 2, laneTop + stepH - 3);
+    ctx.font = `${small}px sans-serif`; if (!grid) ctx.fillText(this.t("steps"), ox + 2, laneTop + stepH - 3);
     for (let j = Math.max(lastBelow(st.s, x0) - 1, 0); j < st.s.length && st.s[j] < hi; j++) {
       const a = Math.max(st.s[j], x0), b = Math.min(st.s[j] + st.d[j], hi);
       if (b <= a) continue;
@@ -444,20 +510,30 @@ class Timeline {
       hatch(ctx, d.patterns[st.k[j]], X(a), laneTop, X(b) - X(a) - 0.5, stepH);
       this.hits.push([X(a), X(b), laneTop, laneTop + stepH, e, "step", j]);
     }
-    const lanes = this.activeLanes(e, x0, x1), bodyTop = laneTop + stepH + 6, bodyH = top + h - bodyTop - 4;
+    const lanes = this.activeLanes(e, x0, x1), bodyTop = laneTop + stepH + (grid ? 4 : 6), bodyH = top + h - bodyTop - 4;
     const laneH = lanes.length ? Math.min(bodyH / lanes.length, d.lane_max_px) : 0;
-    const row = new Map(lanes.map((r, n) => [r, n])), every = Math.max(1, Math.ceil((d.tick_px + 2) / Math.max(laneH, 1)));
-    (this.geo = this.geo || [])[k] = { row, bodyTop, laneH, laneTop, top, bottom: top + h - 4, panelBottom: top + h };
-    ctx.fillStyle = col.text; ctx.font = `${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
+    const labelPx = d.present ? small : Math.max(11, Math.min(small, laneH));
+    // Rows thinner than their label: the labels alternate between two places in the gutter (a row's label, the one
+    // two rows down, are 2 lanes apart), so every row keeps its label while 2 lanes hold one; thinner still, every
+    // n-th row is labelled.
+    ctx.font = `700 ${labelPx}px sans-serif`;
+    const labelW = Math.max(0, ...lanes.map((r) => ctx.measureText("R" + r).width)), shift = Math.ceil(labelW) + 3;
+    const stagger = laneH < labelPx + 2 && 2 * laneH >= labelPx && 2 + shift + labelW <= d.gutter_px - 1;
+    const row = new Map(lanes.map((r, n) => [r, n]));
+    const every = stagger ? 1 : Math.max(1, Math.ceil((d.tick_px + 2) / Math.max(laneH, 1)));
+    (this.geo = this.geo || [])[k] = { row, bodyTop, laneH, laneTop, top, bottom: top + h - 4, panelBottom: top + h, X };
+    ctx.fillStyle = col.text; ctx.font = `${labelPx}px sans-serif`;
     // A label's baseline never rises into the steps row above, however thin the lanes are.
-    const labelY = (n) => bodyTop + n * laneH + Math.max(laneH * 0.8, (d.present ? small : 11) * 0.8);
-    const f = this.focusR();
+    const labelY = (n) => bodyTop + n * laneH + (stagger ? laneH / 2 + labelPx * 0.35 : Math.max(laneH * 0.8, (d.present ? small : 11) * 0.8));
+    const f = this.focusR(), labelled = [];
+    (this.rowLabels = this.rowLabels || [])[k] = { lanes, labelled };  // reported as data-row-labels (tests)
     lanes.forEach((r, n) => {
       // The focused request's row label is always drawn (bold), even where thin lanes draw only every other one.
       if (!((n % every === 0 && (d.present || n * laneH >= 6)) || r === f) || labelY(n) > top + h) return;
+      labelled.push(r);
       ctx.globalAlpha = f !== null && r !== f ? DIM : 1;
-      ctx.font = `${r === f ? "700 " : ""}${d.present ? small : Math.max(11, Math.min(small, laneH))}px sans-serif`;
-      ctx.fillText("R" + r, 2, labelY(n));
+      ctx.font = `${r === f ? "700 " : ""}${labelPx}px sans-serif`;
+      ctx.fillText("R" + r, ox + 2 + (stagger && n % 2 ? shift : 0), labelY(n));
     });
     ctx.globalAlpha = 1;
     const s = e.segs;
@@ -476,49 +552,62 @@ class Timeline {
     return i;  // its notes are drawn by draw(), after every engine and the transfer bands, so nothing covers them
   }
 
-  // The KV transfers (data.transfers: {r, from, to, s_ms, e_ms, tip}): a band in palette.TRANSFER from request r's
-  // lane on the prefill engine down to its lane on the decode engine (the top of its lanes while it has none there),
-  // over the time the cache is on the wire, cut at the cursor like every bar; solid strips at both ends carry the tip.
-  drawTransfers(ctx, X, x0, x1) {
-    const d = this.d, hi = Math.min(this.cursor, x1), colour = d.colours.transfer;
+  // The KV transfers (data.transfers: {r, from, to, s_ms, e_ms, tip}): each a block in palette.TRANSFER that
+  // leaves request r's lane on the prefill engine when its first byte goes and moves, as the cursor passes the
+  // transfer, down to r's lane on the decode engine (the top of its lanes while it has none there), arriving when
+  // the cache is whole there; its path stays drawn (a line from the source's strip to the block), so the band reads
+  // after the move as before it. Drawn where both engines share a column (chapter 7: the prefill GPU over the decode GPU).
+  drawTransfers(ctx, x0, x1) {
+    const d = this.d, hi = Math.min(this.cursor, x1), colour = d.colours.transfer, moving = [];
     (d.transfers || []).forEach((tr) => {
       const gp = this.geo[tr.from], gd = this.geo[tr.to];
       const a = Math.max(tr.s_ms, x0), b = Math.min(tr.e_ms, hi);
-      if (!gp || !gd || b <= a) return;
-      const xa = X(a), w = Math.max(X(b) - xa, 1.5);
-      const y0 = gp.row.has(tr.r) ? gp.bodyTop + (gp.row.get(tr.r) + 0.9) * gp.laneH : gp.bottom;
-      const y1 = gd.row.has(tr.r) ? gd.bodyTop + (gd.row.get(tr.r) + 0.1) * gd.laneH : gd.bodyTop;
-      // The decode engine's title line and steps row stay clear (the band passes behind them), and the tint is
-      // light, so the bars it crosses keep their own colours; the solid strips at both ends carry the colour.
-      const spans = [[y0, Math.min(y1, gd.top)], [Math.max(y0, gd.bodyTop - 2), y1]].filter(([p, q]) => q > p);
+      if (!gp || !gd || b <= a || gp.X !== gd.X) return;
+      const X = gp.X, xa = X(a), xb = X(b);
+      const y0 = gp.row.has(tr.r) ? gp.bodyTop + (gp.row.get(tr.r) + 0.5) * gp.laneH : gp.bottom;
+      const y1 = gd.row.has(tr.r) ? gd.bodyTop + (gd.row.get(tr.r) + 0.5) * gd.laneH : gd.bodyTop;
+      const frac = Math.min(Math.max((b - tr.s_ms) / Math.max(tr.e_ms - tr.s_ms, 1e-9), 0), 1), y = y0 + (y1 - y0) * frac;
       const f = this.focusR(), dim = f !== null && tr.r !== f ? DIM : 1;
-      ctx.save(); ctx.globalAlpha = 0.13 * dim; ctx.fillStyle = colour;
-      spans.forEach(([p, q]) => ctx.fillRect(xa, p, w, q - p)); ctx.restore();
-      ctx.globalAlpha = dim; ctx.fillStyle = colour; ctx.fillRect(xa, y0, w, 3); ctx.fillRect(xa, y1 - 3, w, 3);
-      if (tr.e_ms <= hi) ctx.fillRect(xa + w - 2, y0, 2, y1 - y0);  // arrived: one line joins the two ends
-      ctx.globalAlpha = 1;
-      this.hits.push([xa, xa + w, y0 - 2, y0 + 5, tr, "kv", 0], [xa, xa + w, y1 - 5, y1 + 2, tr, "kv", 0]);
+      ctx.save(); ctx.globalAlpha = dim; ctx.strokeStyle = ctx.fillStyle = colour; ctx.lineWidth = 2;
+      ctx.fillRect(xa, y0 - 1.5, Math.max(xb - xa, 2), 3);  // the source lane's strip, as long as the send
+      ctx.beginPath(); ctx.moveTo(xa, y0); ctx.lineTo(xb, y); ctx.stroke();  // the block's path
+      ctx.restore();
+      // The block: as tall as a lane (10–18 px), 14 px wide, outlined so it reads over the bars it crosses.
+      const bh = Math.min(Math.max(gd.laneH || 10, 10), 18), bw = 14, bx = xb - bw / 2, by = y - bh / 2;
+      moving.push({ tr, bx, by, bw, bh, dim, inFlight: tr.e_ms > hi });
+      this.hits.push([bx, bx + bw, by, by + bh, tr, "kv", 0], [xa, xb, y0 - 3, y0 + 3, tr, "kv", 0]);
+    });
+    const text = this.colours().text;
+    moving.forEach((m) => {  // after every path, so no path crosses a block
+      ctx.save(); ctx.globalAlpha = m.dim; ctx.fillStyle = colour; ctx.fillRect(m.bx, m.by, m.bw, m.bh);
+      ctx.strokeStyle = text; ctx.lineWidth = 1.5; ctx.strokeRect(m.bx, m.by, m.bw, m.bh); ctx.restore();
     });
     this.box.dataset.transfers = String((d.transfers || []).filter((tr) => tr.s_ms < hi).length);
+    // The blocks on the wire at the cursor and where each is (0 at the prefill lane … 1 at the decode lane).
+    this.box.dataset.kvMoving = moving.filter((m) => m.inFlight).map((m) => m.tr.r).join(",");
+    this.box.dataset.kvBlocks = JSON.stringify(moving.map((m) => [m.tr.r, Math.round(m.by + m.bh / 2)]));
   }
 
   // The chapter's notes (data.notes: {t_ms, x_ms, eng, lane, text}) whose event the cursor has passed, placed by
   // placeLabels (a layout rule, not by hand): a box never overlaps another box, a bar, a steps row, a KV band or a
   // panel's title; a pointer joins it to its event. The boxes are reported (data-labels, and box.__cvLayout with the
   // rectangles they must avoid) so a test can check the rule in a real browser.
-  drawLabels(ctx, X, x1, yAxis, left, right) {
+  drawLabels(ctx, X, rows, x1, yAxis) {
     const d = this.d, size = d.present ? d.tick_px : 13;
     ctx.font = `600 ${size}px sans-serif`;
     const notes = (d.notes || []).filter((n) => n.t_ms <= this.cursor + 1e-6 && this.geo[n.eng])
       .sort((a, b) => a.t_ms - b.t_ms || a.eng - b.eng);
     const items = notes.map((n) => {
       const g = this.geo[n.eng], lane = g.row.has(n.lane) ? g.row.get(n.lane) : 0;
-      return { text: n.text, px: X(Math.min(n.x_ms, x1)), py: g.bodyTop + lane * g.laneH + g.laneH / 2,
-               top: g.top, bottom: g.panelBottom, r: n.lane };
+      // Its place in the free column after its own column's cursor (a grid of panels: one per column).
+      return { text: n.text, px: g.X(Math.min(n.x_ms, x1)), py: g.bodyTop + lane * g.laneH + g.laneH / 2,
+               top: g.top, bottom: g.panelBottom, r: n.lane, marginX: g.X(this.cursor) + 10, right: g.X.right };
     });
-    const obstacles = this.hits.map((h) => [h[0], h[2], h[1], h[3]]).concat(this.titleBoxes || []);
-    const placed = placeLabels(items, obstacles, { ctx, size, pad: 4, left, right, top: 0, bottom: yAxis,
-                                                   marginX: this.cursorX + 10 });
+    // A grid's later columns: their gutters hold row labels, which no label covers.
+    const gutters = X.slice(1).map((Xc) => [Xc.ox, 0, Xc.left, yAxis]);
+    const obstacles = this.hits.map((h) => [h[0], h[2], h[1], h[3]]).concat(this.titleBoxes || [], gutters);
+    const placed = placeLabels(items, obstacles, { ctx, size, pad: 4, left: X[0].left, right: X[X.length - 1].right,
+                                                   top: 0, bottom: yAxis, marginX: this.cursorX + 10 });
     const f = this.focusR();
     placed.forEach((b) => {
       ctx.globalAlpha = f !== null && b.r !== f ? DIM : 1;
@@ -608,7 +697,7 @@ class Timeline {
     const kv = this.hits.find((h) => h[5] === "kv" && x >= h[0] - 1 && x <= h[1] + 1 && y >= h[2] && y <= h[3]);
     if (kv) return kv[4].r;
     for (const g of this.geo || []) {
-      if (!g || y < g.bodyTop || !g.laneH) continue;
+      if (!g || y < g.bodyTop || y > g.panelBottom || !g.laneH || x < g.X.ox || x > g.X.right) continue;
       const n = Math.floor((y - g.bodyTop) / g.laneH);
       for (const [r, m] of g.row) if (m === n) return r;
     }
@@ -670,6 +759,7 @@ class Timeline {
                       B: () => this.toggleBlank(), f: () => this.toggleFull(), F: () => this.toggleFull() }[ev.key];
     if (clicker && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); ev.stopPropagation(); clicker(); return; }
     if (tag === "SELECT") return;  // the speed menu (ours or not) keeps its arrow keys
+    if (target === this.handle) return;  // so does the handle (← / → choose the run drawn)
     const widget = ["slider", "spinbutton", "listbox", "combobox", "option", "radio", "textbox", "tab"].includes(role);
     if (!ours && (widget || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable))) return;
     const map = { ArrowRight: () => this.stepBy(1), ArrowLeft: () => this.stepBy(-1), Home: () => this.jumpTo(0),
@@ -780,6 +870,7 @@ export default function (component) {
   // the server rewrites the query string from the values it read when the session started.
   if (host.__cv && host.__cv.d.version === data.version) { host.__cv.saveUrlSoon(); return () => {}; }
   if (host.__cv) host.__cv.destroy();
+  window.__cvMounts = (window.__cvMounts || 0) + 1;  // tests: a handle's drag mounts nothing
   const restored = STATE[k] !== undefined;
   const tl = new Timeline(host, data, k);
   host.__cv = tl;
