@@ -149,9 +149,11 @@ class PolicyEntry:
     def reserves(self, scheduler: SchedulerConfig) -> bool:
         return self.reserves_prompt(scheduler) if callable(self.reserves_prompt) else self.reserves_prompt
 
-    def step_pricing(self, config: SimConfig, max_num_seqs: int) -> StepPricing:
+    def step_pricing(self, config: SimConfig, max_num_seqs: int,
+                     max_num_batched_tokens: int | None = None) -> StepPricing:
         """How this engine prices a step, with the user's --enforce-eager / overlap / --cuda-graph-max-bs applied."""
-        return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en)
+        return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en,
+                               max_num_batched_tokens)
 
 
 _ENTRIES = (

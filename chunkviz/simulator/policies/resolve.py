@@ -64,7 +64,7 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     threshold = s.long_prefill_token_threshold if chunks and entry.takes_prefill_threshold else 0
     reserve = entry.reserves(s) or config.cache.allocation == "reserve"
     try:  # the engine's CUDA graphs and overlap scheduling, with the user's switches (policies/pricing.py)
-        pricing = entry.step_pricing(config, seqs)
+        pricing = entry.step_pricing(config, seqs, tokens)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return Knobs(tokens, seqs, threshold, chunks, reserve, config.model.max_model_len_tokens,
