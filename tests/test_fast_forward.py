@@ -155,7 +155,9 @@ def with_priority_classes(config, reqs, by_priority: bool):
     if not by_priority:
         return config, reqs
     config = replace(config, scheduler=replace(config.scheduler, scheduling_policy="priority"))
-    return config, tuple(replace(r, priority=(r.request_id * 7) % 3) for r in reqs)
+    # classes 0, 8 and 16: 16 - 0 exceeds SGLang's default --priority-scheduling-preemption-threshold 10, so its
+    # preempt_to_schedule acts once the seats are full (8 apart does not)
+    return config, tuple(replace(r, priority=(r.request_id * 7) % 3 * 8) for r in reqs)
 
 
 def _check_equal(reqs, cfg) -> None:

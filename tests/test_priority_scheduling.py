@@ -213,3 +213,77 @@ def test_the_sglang_flag_is_refused_where_it_would_be_ignored(capsys, argv):
     assert main(["simulate", "--num-requests", "4", "--schedule-low-priority-values-first", *argv]) == 2
     err = capsys.readouterr().err
     assert "--schedule-low-priority-values-first is SGLang's" in err and err.count("\n") == 1
+
+
+# SGLang PrefillAdder.preempt_to_schedule (schedule_policy.py), tried once the seats are full: one seat; A
+# (priority 0, 40 output tokens) runs; B (priority 20) arrives at 1 ms. Higher values first (SGLang's default), B
+# outranks A by 20 > the threshold 10, and the KV pool is ample, so A is preempted and B seated at once.
+OUTRANKED = (Request(0, 0.0, 100, 40, 0), Request(1, 0.001, 100, 5, 20))
+
+
+def _sglang_priority(threshold: int | None = None, num_gpu_blocks: int | None = None):
+    config = _with(make_config("sglang", budget=512, max_num_seqs=1, num_gpu_blocks=num_gpu_blocks),
+                   scheduling_policy="priority")
+    return config if threshold is None else _with(config, priority_scheduling_preemption_threshold=threshold)
+
+
+def _record(trace, rid: int):
+    return next(r for r in trace.requests if r.request_id == rid)
+
+
+def test_sglang_preempts_a_running_request_outranked_by_more_than_the_threshold():
+    trace = simulate(_sglang_priority(), OUTRANKED)
+    a, b = _record(trace, 0), _record(trace, 1)
+    assert a.num_preemptions == 1 and b.num_preemptions == 0
+    assert b.first_scheduled_s < 0.02 and b.finish_s < a.finish_s  # B seated within a few steps, done first
+    # re-queued after B's admission: A comes back once B is done, recomputing its prompt and outputs so far
+    assert a.finish_s is not None and a.num_generated_tokens == 40
+
+
+@pytest.mark.parametrize("threshold", [20, 30])
+def test_sglang_does_not_preempt_within_the_threshold(threshold):
+    # (20 - 0) * -priority_sign must EXCEED the threshold: 20 > 20 is false, so B waits for A's seat
+    trace = simulate(_sglang_priority(threshold), OUTRANKED)
+    a, b = _record(trace, 0), _record(trace, 1)
+    assert a.num_preemptions == 0 and b.first_scheduled_s >= a.finish_s
+
+
+def test_sglang_does_not_preempt_when_the_freed_reservation_falls_short():
+    # 20 blocks of 16 tokens, A holding 7: B (250 + 5 tokens) is short of rem_total_tokens (208 free - A's 39 * 0.7
+    # = 180.7) by 74.3, and preempting A frees only its offset, 27.3: the shortfall stays > 0, so preempt_to_schedule
+    # commits nothing and B waits for A to finish (then fits the pool).
+    trace = simulate(_sglang_priority(num_gpu_blocks=20), (Request(0, 0.0, 100, 40, 0), Request(1, 0.001, 250, 5, 20)))
+    a, b = _record(trace, 0), _record(trace, 1)
+    assert a.num_preemptions == 0 and b.first_scheduled_s >= a.finish_s
+    # the same B with a 150-token prompt: short by 155 - 180.7 < 0 already, so A goes (at least one victim is taken)
+    trace = simulate(_sglang_priority(num_gpu_blocks=20), (Request(0, 0.0, 100, 40, 0), Request(1, 0.001, 150, 5, 20)))
+    assert _record(trace, 0).num_preemptions == 1
+
+
+def test_sglang_lower_values_first_flips_who_outranks_whom():
+    low_first = _with(_sglang_priority(), schedule_low_priority_values_first=True)
+    trace = simulate(low_first, OUTRANKED)  # B (20) now ranks below A (0): no preemption
+    assert _record(trace, 0).num_preemptions == 0
+    flipped = (Request(0, 0.0, 100, 40, 20), Request(1, 0.001, 100, 5, 0))
+    assert _record(simulate(low_first, flipped), 0).num_preemptions == 1
+
+
+@pytest.mark.parametrize("argv", [["--policy", "chunked", "--scheduling-policy", "priority"],
+                                  ["--policy", "sglang"]])
+def test_the_preemption_threshold_is_refused_where_it_would_be_ignored(capsys, argv):
+    assert main(["simulate", "--num-requests", "4", "--priority-scheduling-preemption-threshold", "5", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "--priority-scheduling-preemption-threshold is SGLang's" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["-1", "ten", "1.5"])
+def test_a_bad_preemption_threshold_gets_one_line(capsys, value):
+    argv = ["simulate", "--num-requests", "4", "--policy", "sglang", "--scheduling-policy", "priority",
+            "--priority-scheduling-preemption-threshold", value]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's refusal of a non-integer (cli/main.Parser.error: one line, exit 2)
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "preemption" in err and err.count("\n") == 1 and "Traceback" not in err

@@ -81,9 +81,35 @@ def test_tensorrt_llm_does_not_pad_so_an_uncaptured_batch_runs_eager():
 def test_sglang_captures_up_to_its_memory_tier_and_pads():
     g = pr.sglang_graphs(pr.GraphQuery(GPU.memory_bytes, 1, 4096, None))
     assert g.decode_sizes[:6] == (1, 2, 4, 8, 12, 16) and g.decode_sizes[-1] == 256 and g.pads_decode
-    assert g.piecewise_sizes == ()  # extend batches run eager
+    assert g.piecewise_sizes == ()  # no chunked_prefill_size given: extend batches eager
     assert pr.sglang_graphs(pr.GraphQuery(GPU.memory_bytes, 4, 4096, None)).decode_sizes[-1] == 512
     assert pr.sglang_graphs(pr.GraphQuery(GPU.memory_bytes, 1, 4096, 64)).decode_sizes[-1] == 64
+
+
+def test_sglang_runs_extend_batches_as_piecewise_graphs_up_to_chunked_prefill_size():
+    # SGLang >= 0.5.10 (PR #16331): disable_piecewise_cuda_graph=False, piecewise_cuda_graph_max_tokens =
+    # chunked_prefill_size, sizes from server_args.py _generate_piecewise_cuda_graph_tokens
+    g = pr.sglang_graphs(pr.GraphQuery(GPU.memory_bytes, 1, 256, None, 8192))
+    assert g.piecewise_sizes[:9] == (4, 8, 12, 16, 20, 24, 28, 32, 48)
+    assert {320, 1024, 1280, 4096, 4608, 8192} <= set(g.piecewise_sizes) and not {300, 1088} & set(g.piecewise_sizes)
+    assert g.piecewise_sizes[-1] == 8192 and not g.piecewise_decodes
+    assert g.decode_sizes[-1] == 256 and 264 not in pr.sglang_graphs(
+        pr.GraphQuery(GPU.memory_bytes, 1, 256, 512, 8192)).decode_sizes  # 16-apart above 256: 272, 288, ...
+    knobs = resolve_knobs(make_config("sglang", budget=2048), 1000)
+    sg = knobs.step_pricing
+    assert sg.piecewise_sizes[-1] == 2048  # chunked_prefill_size, the resolved budget
+    assert step_mode(sg, 300, 2) == ("piecewise", 320)  # an extend batch, padded to the next captured size
+    assert step_mode(sg, 2049, 3) == ("eager", 2049)  # beyond the largest: eager
+    assert step_mode(sg, 8, 8) == ("full", 8)  # decodes keep their FULL graphs
+    assert step_mode(sg, 300, 300) == ("eager", 300)  # a decode batch past cuda_graph_max_bs: the piecewise runner
+    vllm_like = StepPricing(decode_sizes=(8,), piecewise_sizes=(8, 512))  # ... takes extend only; vLLM's takes all
+    assert step_mode(vllm_like, 300, 300) == ("piecewise", 512)
+    assert step_mode(replace(vllm_like, piecewise_decodes=False), 300, 300) == ("eager", 300)
+    exposed = replace(sg, overlap=False)  # overlap would hide the host time of a step this long
+    prefill = StepCoster(MODEL, GPU, pricing=exposed)(shape_of(((300, 0),)))
+    eager = StepCoster(MODEL, GPU, pricing=replace(exposed, piecewise_sizes=()))(shape_of(((300, 0),)))
+    assert prefill.overhead_s < eager.overhead_s  # the launches a piecewise graph saves
+    assert prefill.dense_s > eager.dense_s  # ... while the dense kernels run the padded 320 tokens
 
 
 def test_overlap_hides_the_cpu_work_up_to_the_gpu_time_but_not_the_launches():
@@ -116,7 +142,7 @@ def test_each_engine_runs_as_shipped():
     for policy in ("chunked", "vllm-nochunk", "sglang", "trtllm"):
         p = _pricing(policy)
         assert p.overlap and p.decode_sizes, policy
-    assert _pricing("chunked").piecewise_sizes and not _pricing("sglang").piecewise_sizes
+    assert _pricing("chunked").piecewise_sizes and _pricing("sglang").piecewise_sizes  # SGLang >= 0.5.10: extend
     v0 = _pricing("monolithic")  # vLLM V0: decode graphs up to 256, no async scheduling
     assert not v0.overlap and v0.decode_sizes[-1] == 256 and not v0.piecewise_sizes
     for policy in ("sarathi", "static", "orca"):  # the research systems: eager, no overlap, vLLM V0's CPU costs

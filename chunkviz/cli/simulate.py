@@ -88,6 +88,9 @@ def add_scenario_flags(p: argparse.ArgumentParser) -> None:
                         "--schedule-low-priority-values-first")
     p.add_argument("--schedule-low-priority-values-first", action="store_true",
                    help="SGLang: under --scheduling-policy priority serve lower values first (its default: higher)")
+    p.add_argument("--priority-scheduling-preemption-threshold", type=int, default=10,
+                   help="SGLang: under --scheduling-policy priority a waiting request preempts running ones whose "
+                        "priority it beats by more than this (its default 10)")
     p.add_argument("--step-overhead-ms", type=float, default=None,
                    help="a flat host time per step instead of the engine's host model (scheduling, input preparation, "
                         "kernel launches: chunkviz/cost/host_time.py); 0: GPU time only")
@@ -231,7 +234,9 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                                 scheduler_reserve_full_isl=args.scheduler_reserve_full_isl,
                                 parallel_sampling=args.parallel_sampling,
                                 scheduling_policy=args.scheduling_policy,
-                                schedule_low_priority_values_first=args.schedule_low_priority_values_first)
+                                schedule_low_priority_values_first=args.schedule_low_priority_values_first,
+                                priority_scheduling_preemption_threshold=(
+                                    args.priority_scheduling_preemption_threshold))
     _check_fractions(args)
     cache = CacheConfig(block_size=args.block_size, gpu_memory_utilization=args.gpu_memory_utilization,
                         mem_fraction_static=args.mem_fraction_static,

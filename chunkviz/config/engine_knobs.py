@@ -68,6 +68,10 @@ class SchedulerConfig:
     schedule_low_priority_values_first: bool = field(default=False, metadata={
         "help": "SGLang --schedule-low-priority-values-first: under priority scheduling serve lower values first "
                 "(SGLang's default serves higher values first; vLLM always serves lower first)"})
+    priority_scheduling_preemption_threshold: int = field(default=10, metadata={
+        "help": "SGLang --priority-scheduling-preemption-threshold: under priority scheduling a waiting request "
+                "preempts running ones only when its priority beats theirs by more than this (server_args.py, "
+                "default 10; PrefillAdder.preempt_to_schedule)"})
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, str) or not self.policy:
@@ -83,6 +87,9 @@ class SchedulerConfig:
         if self.parallel_sampling not in PARALLEL_SAMPLING_MODES:
             raise ValueError(f"parallel_sampling must be one of {', '.join(PARALLEL_SAMPLING_MODES)}, "
                              f"got {self.parallel_sampling!r}")
+        # SGLang takes any int; below 0 equal priorities would preempt each other in turn, which no run should loop on.
+        check_positive_int("priority_scheduling_preemption_threshold", self.priority_scheduling_preemption_threshold,
+                           minimum=0)
         if self.scheduling_policy not in SCHEDULING_POLICIES:
             raise ValueError(f"scheduling_policy must be one of {', '.join(SCHEDULING_POLICIES)}, "
                              f"got {self.scheduling_policy!r}")

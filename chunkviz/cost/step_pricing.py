@@ -35,6 +35,9 @@ class StepPricing:
     decode_sizes: tuple[int, ...] = ()  # batch sizes with a FULL graph for decode-only steps, ascending; () = none
     pads_decode: bool = True  # a decode batch between captured sizes runs the next size up (else eager)
     piecewise_sizes: tuple[int, ...] = ()  # token counts with PIECEWISE graphs for every other step; () = eager
+    # a decode-only step beyond the FULL sizes may run PIECEWISE (vLLM); SGLang's piecewise runner takes extend
+    # batches only, so its large decode batches run eager
+    piecewise_decodes: bool = True
     rule: str = "eager, no overlap"  # which engine behaviour this is, for the docs and the UI
     host: HostCosts = VLLM_V0  # the engine's scheduling and input-preparation costs (cost/host_time.py)
 
@@ -63,7 +66,7 @@ def step_mode(pricing: StepPricing, num_tokens: int, num_seqs: int) -> tuple[str
         size = _graph_size(pricing.decode_sizes, num_seqs, pricing.pads_decode)
         if size is not None:
             return "full", size
-    if pricing.piecewise_sizes:
+    if pricing.piecewise_sizes and (pricing.piecewise_decodes or num_tokens != num_seqs):
         size = _graph_size(pricing.piecewise_sizes, num_tokens, True)  # vLLM pads piecewise runs too
         if size is not None:
             return "piecewise", size

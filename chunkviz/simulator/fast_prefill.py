@@ -6,7 +6,8 @@ Invariant: absorb() changes the run exactly as the exact loop's next plan and st
 step's end), or, when that plan would do anything else, changes nothing but bring the policy's state up to the
 stretch's decode steps (as the exact loop's would be at that plan) and returns False.
 
-When the plan does just that: batch_is_full is not latched; every waiting request is fresh and admitted whole in
+When the plan does just that: batch_is_full is not latched; under priority scheduling the waiting requests all
+find seats (else SGLang's preempt_to_schedule may act, which only the exact loop does); every waiting request is fresh and admitted whole in
 queue order within the budget and the seats (a prompt SGLang would cut into chunks is the exact loop's); the blocks
 each will hold to its last token fit the stretch's slack; PrefillAdder admits each (policies/sglang.fits_rem_total,
 replayed from the stretch's rows); and none can hit the prefix cache (fast_absorb.may_hit). The stretch's k counts
@@ -35,6 +36,8 @@ def absorb(ff: FastForward, run: RunState, st: Stretch) -> bool:
         st.replay_from = len(ff.step_seqs)
     if ctx.policy_state.get(sglang.BATCH_IS_FULL, 0.0):
         return False  # get_new_batch_prefill forms no batch: the arrivals wait through decode steps
+    if ctx.by_priority and st.n + sum(s.seats_needed for s in ctx.waiting) > ff.max_num_seqs:
+        return False  # the seats fill: preempt_to_schedule may preempt rows, which is the exact loop's
     admitted = fast_absorb.admissions(ff, st, list(ctx.waiting), ff.budget_tokens)  # whole prompts only (see above)
     if admitted is None or not admitted[0] or not _prefill_adder_admits(ff, run, st, admitted[0]):
         return False

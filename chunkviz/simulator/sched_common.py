@@ -21,6 +21,8 @@ from chunkviz.simulator.sequence import SeqState
 VictimRule = Callable[[list[SeqState]], SeqState]
 AdmitCheck = Callable[["SchedContext", SeqState, int], bool]  # (ctx, seq, prefix-hit tokens) -> may it start?
 SkipCheck = Callable[["SchedContext", SeqState], bool]  # (ctx, seq) -> pass it over this step, serving those behind
+# (ctx, plan, seq) -> the running sequences it preempted to seat seq (none: no room made); SGLang preempt_to_schedule
+MakeRoom = Callable[["SchedContext", "Plan", SeqState], list[SeqState]]
 
 
 @dataclass(slots=True)
@@ -274,24 +276,41 @@ def prefix_hit(ctx: SchedContext, seq: SeqState) -> list[int]:
 
 
 def admit_waiting(ctx: SchedContext, plan: Plan, tokens_left: int, allow_chunk: bool,
-                  can_admit: AdmitCheck | None = None, chunk_unit_tokens: int = 1, skip: SkipCheck | None = None) -> int:
+                  can_admit: AdmitCheck | None = None, chunk_unit_tokens: int = 1, skip: SkipCheck | None = None,
+                  make_room: MakeRoom | None = None) -> int:
     """Admit waiting sequences FCFS; the last may be chunked (to a multiple of chunk_unit_tokens) to fill the
     step when allow_chunk; a sequence `skip` passes over stays waiting at its place and the ones behind it are
-    served; returns the step's tokens left."""
+    served; once the seats are full, each further head is admitted only if `make_room` preempts running sequences
+    for it (those re-enter the queue after this step's admissions, as new entries); returns the step's tokens left."""
     skipped: list[SeqState] = []
+    made_room: list[SeqState] = []
     try:
-        return _admit_waiting(ctx, plan, tokens_left, allow_chunk, can_admit, chunk_unit_tokens, skip, skipped)
+        return _admit_waiting(ctx, plan, tokens_left, allow_chunk, can_admit, chunk_unit_tokens, skip, skipped,
+                              make_room, made_room)
     finally:
         ctx.waiting.extendleft(reversed(skipped))  # back at the head, in their order
+        for victim in made_room:  # SGLang re-queues adder.preempt_list after the loop (_add_request_to_queue)
+            add_waiting(ctx, victim)
 
 
 def _admit_waiting(ctx: SchedContext, plan: Plan, tokens_left: int, allow_chunk: bool, can_admit: AdmitCheck | None,
-                   chunk_unit_tokens: int, skip: SkipCheck | None, skipped: list[SeqState]) -> int:
-    seats = seats_taken(ctx)
+                   chunk_unit_tokens: int, skip: SkipCheck | None, skipped: list[SeqState],
+                   make_room: MakeRoom | None = None, made_room: list[SeqState] | None = None) -> int:
+    seats, full = seats_taken(ctx), False
     while ctx.waiting and tokens_left > 0:  # bounded: each pass admits, skips or rejects the head, or breaks
         seq = ctx.waiting[0]
-        if seats + seq.seats_needed > ctx.knobs.max_num_seqs:
-            break
+        if full or seats + seq.seats_needed > ctx.knobs.max_num_seqs:
+            # SGLang: batch_is_full, once set in the loop, stays set, so every later request must make its own room
+            full = True
+            victims = make_room(ctx, plan, seq) if make_room is not None else []
+            if not victims:
+                break
+            for victim in victims:  # held out of this step's queue (preempt put them back in it)
+                ctx.waiting.remove(victim)
+            made_room.extend(victims)
+            seats = seats_taken(ctx)
+            if seats + seq.seats_needed > ctx.knobs.max_num_seqs:
+                break
         if skip is not None and skip(ctx, seq):
             skipped.append(ctx.waiting.popleft())
             continue

@@ -16,8 +16,14 @@ policy's entry's (cost/host_time.py). Sources:
             detokenisation only and is not modelled).
   SGLang    python/sglang/srt/server_args.py: disable_overlap_schedule=False; cuda_graph_max_bs by GPU memory
             (_handle_gpu_memory_settings: 35–60 GB 32 / 160 at tp ≥ 4, 60–160 GB 256 / 512, larger 512, else 160);
-            cuda_graph_bs [1, 2, 4, 8, 12] + range(16, max + 1, 8); disable_cuda_graph_padding=False; decode batches
-            only (extend / mixed-chunk batches run eager; piecewise graphs are opt-in).
+            cuda_graph_bs (_generate_cuda_graph_batch_sizes) [1, 2, 4, 8, 12] + range(16, 257, 8) + range(272, 512,
+            16) + range(512, max + 1, 32); disable_cuda_graph_padding=False: FULL graphs for decode batches. Since
+            0.5.10 (PR #16331) extend batches (prefill and mixed-chunk) run as piecewise CUDA graphs by default
+            (disable_piecewise_cuda_graph=False) up to piecewise_cuda_graph_max_tokens = chunked_prefill_size (PR
+            #15927; 2048 for MLA backends, not modelled: no MLA model here), at the sizes of
+            _generate_piecewise_cuda_graph_tokens: range(4, 33, 4) + range(48, 257, 16) + range(288, 513, 32) +
+            range(576, 1025, 64) + range(1280, 4097, 256) + range(4608, max + 1, 512), padded up; decode batches
+            beyond cuda_graph_max_bs stay eager (the piecewise runner takes extend batches only).
   TRT-LLM   tensorrt_llm/llmapi/llm_args.py: disable_overlap_scheduler=False; cuda_graph_config=CudaGraphConfig()
             (generation-only batches; max_batch_size 128; enable_padding=False, so batch_sizes = 1..31, 32, 64, 128
             and any other size runs eager).
@@ -43,6 +49,7 @@ class GraphQuery:
     tensor_parallel: int
     max_num_seqs: int  # resolved
     max_bs: int | None  # the user's --cuda-graph-max-bs, None for the engine's default
+    max_num_batched_tokens: int | None = None  # resolved (SGLang's chunked_prefill_size caps its piecewise graphs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +58,7 @@ class Graphs:
     pads_decode: bool
     piecewise_sizes: tuple[int, ...]
     rule: str
+    piecewise_decodes: bool = True  # StepPricing.piecewise_decodes
 
 
 GraphRule = Callable[[GraphQuery], Graphs]
@@ -81,10 +89,21 @@ def sglang_default_max_bs(memory_bytes: float, tensor_parallel: int) -> int:
     return 512 if memory_bytes >= 160 * GIB else 160
 
 
+def sglang_piecewise_tokens(max_tokens: int) -> tuple[int, ...]:
+    """server_args.py ServerArgs._generate_piecewise_cuda_graph_tokens: the extend batch sizes (tokens) captured."""
+    sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32))
+             + list(range(576, 1025, 64)) + list(range(1280, 4097, 256)) + list(range(4608, max_tokens + 1, 512)))
+    return tuple(s for s in sizes if s <= max_tokens)
+
+
 def sglang_graphs(q: GraphQuery) -> Graphs:
     largest = q.max_bs if q.max_bs is not None else sglang_default_max_bs(q.memory_bytes, q.tensor_parallel)
-    sizes = _up_to([1, 2, 4, 8, 12] + list(range(16, largest + 1, 8)), largest)
-    return Graphs(sizes, True, (), f"decode graphs up to {sizes[-1]} (padded), prefill batches eager")
+    sizes = _up_to([1, 2, 4, 8, 12] + list(range(16, 257, 8)) + list(range(272, 512, 16))
+                   + list(range(512, largest + 1, 32)), largest)
+    piecewise = sglang_piecewise_tokens(q.max_num_batched_tokens) if q.max_num_batched_tokens else ()
+    extend = f"extend batches piecewise up to {piecewise[-1]} tokens" if piecewise else "extend batches eager"
+    return Graphs(sizes, True, piecewise, f"decode graphs up to {sizes[-1]} (padded), {extend}",
+                  piecewise_decodes=False)
 
 
 def trtllm_graphs(q: GraphQuery) -> Graphs:
@@ -96,7 +115,7 @@ def trtllm_graphs(q: GraphQuery) -> Graphs:
 
 
 def step_pricing(config: SimConfig, max_num_seqs: int, overlap_default: bool, graphs: GraphRule | None,
-                 engine: str, host: HostCosts) -> StepPricing:
+                 engine: str, host: HostCosts, max_num_batched_tokens: int | None = None) -> StepPricing:
     """The engine's pricing as shipped with the user's switches applied; a switch the engine lacks is refused
     with ValueError (the caller turns it into a one-line message)."""
     cost = config.cost
@@ -109,7 +128,8 @@ def step_pricing(config: SimConfig, max_num_seqs: int, overlap_default: bool, gr
     if graphs is None or cost.enforce_eager:
         return StepPricing(overlap=overlap, rule=f"eager, {'overlap scheduling' if overlap else 'no overlap'}",
                            host=host)
-    g = graphs(GraphQuery(config.gpu.memory_bytes, config.tensor_parallel, max_num_seqs, cost.cuda_graph_max_bs))
+    g = graphs(GraphQuery(config.gpu.memory_bytes, config.tensor_parallel, max_num_seqs, cost.cuda_graph_max_bs,
+                          max_num_batched_tokens))
     return StepPricing(overlap=overlap, decode_sizes=g.decode_sizes, pads_decode=g.pads_decode,
-                       piecewise_sizes=g.piecewise_sizes,
+                       piecewise_sizes=g.piecewise_sizes, piecewise_decodes=g.piecewise_decodes,
                        rule=f"{g.rule}, {'overlap scheduling' if overlap else 'no overlap'}", host=host)

@@ -95,6 +95,10 @@ class PolicyEntry:
     # priority_sign = 1 if --schedule-low-priority-values-first else -1 (python/sglang/srt/managers/
     # schedule_policy.py; the flag defaults to False in server_args.py). vLLM has no such flag: lower first.
     priority_higher_first: bool = False
+    # Under that policy a waiting request may preempt running ones of a priority lower by more than
+    # --priority-scheduling-preemption-threshold (SGLang PrefillAdder.preempt_to_schedule, on by default with
+    # --enable-priority-scheduling: scheduler.py enable_priority_preemption). vLLM's waiting requests never preempt.
+    priority_preempts_to_schedule: bool = False
     # Tokens per KV block when the user gives none (CacheConfig.block_size None): vLLM CacheConfig.block_size 16;
     # TensorRT-LLM KvCacheConfig.tokens_per_block 32 (tensorrt_llm/llmapi/llm_args.py, commit fcd3f316).
     default_block_size_tokens: int = 16
@@ -155,10 +159,11 @@ class PolicyEntry:
     def reserves(self, scheduler: SchedulerConfig) -> bool:
         return self.reserves_prompt(scheduler) if callable(self.reserves_prompt) else self.reserves_prompt
 
-    def step_pricing(self, config: SimConfig, max_num_seqs: int) -> StepPricing:
+    def step_pricing(self, config: SimConfig, max_num_seqs: int,
+                     max_num_batched_tokens: int | None = None) -> StepPricing:
         """How this engine prices a step, with the user's --enforce-eager / overlap / --cuda-graph-max-bs applied."""
         return pr.step_pricing(config, max_num_seqs, self.overlap_scheduling, self.cuda_graphs, self.label_en,
-                               self.host_costs)
+                               self.host_costs, max_num_batched_tokens)
 
 
 _ENTRIES = (
@@ -191,7 +196,8 @@ _ENTRIES = (
     PolicyEntry("sglang", schedule_sglang, chunks_prompts=True, reserves_prompt=True, victim=fewest_outputs_victim,
                 defaults=d.sglang_defaults, label_en="SGLang (prefill first)", label_zh="SGLang（预填充优先）",
                 follows="sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_policy.py PrefillAdder",
-                takes_priority=True, priority_higher_first=True, prefix_caching_default=True,
+                takes_priority=True, priority_higher_first=True, priority_preempts_to_schedule=True,
+                prefix_caching_default=True,
                 kv_transfer_default="per-chunk",
                 overlap_scheduling=True, cuda_graphs=pr.sglang_graphs, host_costs=hc.SGLANG,
                 kv_pool=mem.sglang_pool,

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from chunkviz.config import SimConfig
+from chunkviz.config import SchedulerConfig, SimConfig
 from chunkviz.errors import InputError
 from chunkviz.simulator.knobs import Knobs
 from chunkviz.simulator.policies.defaults import DefaultsQuery
 from chunkviz.simulator.policies.registry import REGISTRY, policy_entry
+
+# SGLang server_args.py priority_scheduling_preemption_threshold's default: a value other than this is a choice.
+PREEMPTION_THRESHOLD_DEFAULT = SchedulerConfig().priority_scheduling_preemption_threshold
 
 
 def with_engine_block_size(config: SimConfig) -> SimConfig:
@@ -46,6 +49,11 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     if s.schedule_low_priority_values_first and not (s.scheduling_policy == "priority" and entry.priority_higher_first):
         raise InputError("--schedule-low-priority-values-first is SGLang's (--policy sglang with --scheduling-policy "
                          f"priority); policy {s.policy} with --scheduling-policy {s.scheduling_policy} would ignore it")
+    if s.priority_scheduling_preemption_threshold != PREEMPTION_THRESHOLD_DEFAULT and not (
+            s.scheduling_policy == "priority" and entry.priority_preempts_to_schedule):
+        raise InputError("--priority-scheduling-preemption-threshold is SGLang's (--policy sglang with "
+                         f"--scheduling-policy priority); policy {s.policy} with --scheduling-policy "
+                         f"{s.scheduling_policy} would ignore it")
     for refusal in entry.refusals:  # the engine's start-up checks, as its entry lists them (refusals.py)
         reason = refusal(config, tokens, seqs)
         if reason is not None:
@@ -56,7 +64,7 @@ def resolve_knobs(config: SimConfig, num_gpu_blocks: int) -> Knobs:
     threshold = s.long_prefill_token_threshold if chunks and entry.takes_prefill_threshold else 0
     reserve = entry.reserves(s) or config.cache.allocation == "reserve"
     try:  # the engine's CUDA graphs and overlap scheduling, with the user's switches (policies/pricing.py)
-        pricing = entry.step_pricing(config, seqs)
+        pricing = entry.step_pricing(config, seqs, tokens)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return Knobs(tokens, seqs, threshold, chunks, reserve, config.model.max_model_len_tokens,

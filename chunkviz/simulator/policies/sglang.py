@@ -10,7 +10,10 @@ victim is the running request with the fewest output tokens (ties: the longest i
 soon as the remaining requests' next decode fits; a NO_TOKEN refusal latches batch_is_full, and no new request is
 tried until a running one finishes or is retracted. Read from sgl-project/sglang python/sglang/srt/managers/
 schedule_batch.py (commit 000eaffa: retract_decode, check_decode_mem) and scheduler.py (get_new_batch_prefill,
-update_running_batch).
+update_running_batch). Under --scheduling-policy priority (SGLang's --enable-priority-scheduling, which turns
+priority preemption on) batch_is_full is reset at every prefill attempt, and once the seats are full a waiting request
+preempts the running ones it outranks by more than --priority-scheduling-preemption-threshold, only if that frees
+enough of rem_total_tokens (preempt_to_schedule below).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import math
 
 from chunkviz.simulator.reserve_note import ReserveNote
 from chunkviz.simulator.policies.reservation import context_limit_tokens, sglang_max_new_tokens
-from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, requeue_last,
+from chunkviz.simulator.sched_common import (Plan, SchedContext, admit_waiting, preempt, prefix_hit, requeue_last,
                                              schedule_running)
 from chunkviz.simulator.sequence import SeqState
 
@@ -91,6 +94,43 @@ fits_rem_total.explain = explain_rem_total  # the why-sentence's reading of a re
 _fits_or_latch.explain = explain_rem_total  # the check schedule_sglang passes (the refusal also latches)
 
 
+def _running_offset_tokens(ctx: SchedContext, seq: SeqState) -> float:
+    """PrefillAdder._get_running_request_total_token_offset: min(max_new_tokens - outputs, 4096) * new_token_ratio."""
+    return min(_max_new(ctx, seq) - seq.num_output_tokens, CLIP_MAX_NEW_TOKENS) * new_token_ratio(ctx)
+
+
+def preempt_to_schedule(ctx: SchedContext, plan: Plan, seq: SeqState) -> list[SeqState]:
+    """PrefillAdder.preempt_to_schedule (python/sglang/srt/managers/schedule_policy.py): the running batch's requests
+    (decoding; not admitted or continued in this step: the chunked request and this step's admissions are not in
+    running_batch) sorted lowest priority first, newest entry first on ties, key (priority * -priority_sign,
+    -wait_queue_entry_time); walking it while the newcomer outranks each by more than the threshold ((new - running)
+    * -priority_sign > threshold, else the walk stops), each one taken lowers the shortfall (input - prefix +
+    min(max_new_tokens, 4096) - rem_total_tokens) by its token offset, stopping once it is <= 0. Only then are they
+    preempted (released: their KV freed, recomputed later); else nothing happens and [] is returned."""
+    threshold, sign = ctx.scheduler.priority_scheduling_preemption_threshold, ctx.priority_sign
+    planned = {id(s) for s, _ in plan.items}
+    valid = sorted((s for s in ctx.running if s.is_decode_ready and id(s) not in planned),
+                   key=lambda s: (s.request.priority * -sign, -s.wait_key[1]))
+    hit_tokens = len(prefix_hit(ctx, seq)) * ctx.kv.block_size
+    shortfall = (seq.num_tokens - hit_tokens + min(_max_new(ctx, seq), CLIP_MAX_NEW_TOKENS)
+                 - rem_total_tokens(ctx))
+    victims: list[SeqState] = []
+    for running in valid:  # bounded by the running batch
+        if (seq.request.priority - running.request.priority) * -sign <= threshold:
+            break
+        victims.append(running)
+        shortfall -= _running_offset_tokens(ctx, running)
+        if shortfall <= 0:
+            break
+    if not victims or shortfall > 0:
+        return []
+    taken = {id(v) for v in victims}
+    victims = [s for s in ctx.running if id(s) in taken]  # released in running-batch order (SGLang: a set's order)
+    for victim in victims:
+        preempt(ctx, plan, victim)
+    return victims
+
+
 def schedule_sglang(ctx: SchedContext) -> Plan:
     """get_next_batch_to_run: a prefill batch if one can be formed (the unfinished chunked request first, then new
     requests through the PrefillAdder, none while batch_is_full is latched), else a decode batch;
@@ -99,6 +139,12 @@ def schedule_sglang(ctx: SchedContext) -> Plan:
     if not ctx.running:
         state["new_token_ratio"] = INIT_NEW_TOKEN_RATIO  # idle engine: states re-initialised
         state[BATCH_IS_FULL] = 0.0  # update_running_batch: an emptied batch resets batch_is_full
+    # _get_new_batch_prefill_raw: `if self.enable_priority_preemption: running_batch.batch_is_full = False` ("to try
+    # preemption with a prefill adder"); enable_priority_preemption = enable_priority_scheduling and not
+    # --disable-priority-preemption (scheduler.py __init__).
+    preempts = ctx.by_priority
+    if preempts:
+        state[BATCH_IS_FULL] = 0.0
     if len(ctx.running) < state.get(RUNNING_AFTER_LAST_PLAN, 0.0):
         state[SHRANK] = 1.0  # someone finished: the next update_running_batch sees the batch shrink
     plan = Plan()
@@ -111,7 +157,8 @@ def schedule_sglang(ctx: SchedContext) -> Plan:
     # get_new_batch_prefill returns None while batch_is_full (a chunked request still continues, above) and its
     # waiting loop breaks on it, so no request is tried until a running one finishes or is retracted.
     if tokens_left > 0 and not plan.preempted and not state.get(BATCH_IS_FULL, 0.0):
-        admit_waiting(ctx, plan, tokens_left, allow_chunk=True, can_admit=_fits_or_latch)
+        admit_waiting(ctx, plan, tokens_left, allow_chunk=True, can_admit=_fits_or_latch,
+                      make_room=preempt_to_schedule if preempts else None)
     if plan.items:
         if mixed:
             schedule_running(ctx, plan, len(decoding), [s for s in decoding if s in ctx.running])
