@@ -79,7 +79,7 @@ def test_the_threshold_suggestion_run_without_detail_gives_the_detailed_runs_met
 
 
 def test_the_collector_pause_restores_the_collectors_state_across_overlapping_runs():
-    pause = runs._GcPause()
+    pause = runs.CollectorPause()
     assert gc.isenabled()
     inside, release, both_in = [], threading.Event(), threading.Barrier(3)
 
@@ -133,3 +133,28 @@ def test_a_cached_run_simulates_without_collector_passes_and_gives_the_collector
 def test_streamlits_full_collection_after_every_run_is_off_for_servers_started_here():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["runner"]["postScriptGC"] is False
+
+
+def test_a_payload_is_built_without_collector_passes(traces):
+    from chunkviz.analysis import bookmarks, timeline
+    from ui.components.comparison import export
+
+    passes = []
+
+    def note(phase, info):  # was a build running when the collector started?
+        if phase == "start":
+            passes.append(runs.COLLECTOR_PAUSE._running)
+
+    runs_ = [("A", traces[0]), ("B", traces[1])]
+    gc.callbacks.append(note)
+    try:
+        for present in (False, True):  # a new key each time: built, not read from the memo
+            timeline.lane_segments.cache_clear()
+            bookmarks.find_bookmarks.cache_clear()
+            with runs.COLLECTOR_PAUSE:  # as ui/components/comparison/mount.py builds it
+                data = export.build_payload(runs_, "en", present)
+    finally:
+        gc.callbacks.remove(note)
+    assert [p for p in passes if p] == [] and gc.isenabled()  # passes only between builds (the allocations
+    # made during a pause start one right after it)
+    assert data["present"] is True and len(data["engines"]) == 2
