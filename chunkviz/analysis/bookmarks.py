@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from chunkviz.analysis.per_trace import per_trace
 from chunkviz.analysis.timeline import lane_segments
 from chunkviz.simulator.trace import StepRecord, Trace
 
@@ -79,6 +80,7 @@ FINDERS: dict[str, Callable[[Trace], Bookmark | None]] = {
 }
 
 
+@per_trace  # read by the payload's bookmark buttons and by the start cursor on every rerun
 def find_bookmarks(trace: Trace) -> tuple[Bookmark, ...]:
     """Every bookmark the run has, in BOOKMARK_KINDS order."""
     found = (FINDERS[kind](trace) for kind in BOOKMARK_KINDS)

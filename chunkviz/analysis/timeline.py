@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chunkviz.analysis.per_trace import per_trace
 from chunkviz.simulator.trace import Trace
 
 KINDS = ("waiting", "prefill", "decode", "stall", "preempted")
@@ -33,6 +34,7 @@ class StepComposition:
     num_stalled_decodes: int
 
 
+@per_trace  # read by the payload's lanes and by the stall bookmark of the same run
 def lane_segments(trace: Trace) -> tuple[LaneSegment, ...]:
     """Waiting time, prefill chunks, runs of consecutive decodes (merged) and stalls, per request."""
     out: list[LaneSegment] = []

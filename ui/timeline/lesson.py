@@ -61,7 +61,10 @@ def ttft_lesson(policy_a: str, policy_b: str, budget: int, threshold: int, m_a: 
     suggestion = max(budget // 2, 16)
     if threshold or not policy_entry(policy_b).chunks(base_scenario().scheduler):
         return
-    trace = trace_or_error(scenario_for(policy_b, budget, suggestion))
+    # Only its metrics are shown, so a metrics-only run (record_detail=False): the same Metrics and knob notes as
+    # the detailed run (tests/test_action_cost.py) at about a sixth of the CPU of a student's own setting's
+    # third simulation (issue 37). Pressing "try it" then simulates the detailed run the page draws.
+    trace = trace_or_error(replace(scenario_for(policy_b, budget, suggestion), record_detail=False))
     if trace is None:
         return
     m_fix = summarize(trace)

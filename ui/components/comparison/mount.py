@@ -19,6 +19,7 @@ from ui.components.comparison import data as td
 from ui.components.loader import register
 from ui.components.comparison.export import build_payload, default_cursor_ms, version_of
 from ui.i18n import current_lang
+from ui.runs import COLLECTOR_PAUSE
 from ui.url_state import float_parser, int_parser
 
 NAME = "chunkviz_timeline"
@@ -52,7 +53,8 @@ def render_comparison(runs: Sequence[tuple[str, Trace]], key: str = "timeline", 
     ui/components/comparison/comparison.js.
     Returns the data mounted (the page's "Download this view" writes exactly that into the offline file).
     """
-    data = dict(build_payload(runs, current_lang(), present))
+    with COLLECTOR_PAUSE:  # a payload's build makes ~10^5 short-lived objects: no collector pass over the cached
+        data = dict(build_payload(runs, current_lang(), present))  # runs meanwhile (ui/runs.py, issue 37)
     if extras:
         data.update(extras)
         data["version"] = version_of({"base": data["version"], "extras": extras})
