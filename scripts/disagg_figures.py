@@ -59,15 +59,29 @@ def colocated(n: int, routing: str = "least-loaded") -> DeploymentSpec:
     return DeploymentSpec(num_instances=n, routing=routing)
 
 
+# Which links the tables run: "shipped" (connectors as measured: the presets' effective rates and per-transfer setup,
+# vLLM's NIXL pull after the prefill; simulator/kv_link.py) or "wire-peak" (the model the first tables were made with:
+# a preset's "-peak" twin, a number with no setup, layer by layer). Set by --links.
+LINK_MODELS = ("shipped", "wire-peak")
+_MODEL = {"links": "shipped"}
+
+
 def wire_link(link: str):
-    """These tables keep the wire-peak model they were made with (issue 36 made connectors' effective rates and
-    setup the default): a preset's "-peak" twin, a number with no setup."""
-    return parse_kv_link(f"{link}-peak" if f"{link}-peak" in KV_LINKS else link, 0.0)
+    """The link `link` under the chosen model (see LINK_MODELS)."""
+    if _MODEL["links"] == "wire-peak":
+        return parse_kv_link(f"{link}-peak" if f"{link}-peak" in KV_LINKS else link, 0.0)
+    return parse_kv_link(link)
 
 
-def disagg(p: int, d: int, link: str = "nvlink", mode: str = "layerwise") -> DeploymentSpec:
+def default_mode() -> str:
+    """Tables A and B: the engine's own transfer (vLLM's connector pulls after the prefill), or the first tables'
+    layer-by-layer streaming under the wire-peak model."""
+    return "layerwise" if _MODEL["links"] == "wire-peak" else "after-prefill"
+
+
+def disagg(p: int, d: int, link: str = "nvlink", mode: str | None = None) -> DeploymentSpec:
     return DeploymentSpec("disagg", num_prefill_instances=p, num_decode_instances=d, kv_link=wire_link(link),
-                          transfer_mode=mode, routing="least-loaded")
+                          transfer_mode=mode or default_mode(), routing="least-loaded")
 
 
 def search(job: tuple[Scenario, DeploymentSpec, int | None]) -> float:
@@ -92,7 +106,7 @@ def _budget(value: float, budget: int) -> str:
 
 def table_a(num_requests: int, workers: int) -> None:
     base = scenario(num_requests)
-    print("A. long-among-chats (documents 6-8k), Llama-3-8B, H100, NVLink layerwise; max goodput per GPU (req/s)")
+    print(f"A. long-among-chats (documents 6-8k), Llama-3-8B, H100, NVLink {default_mode()}; max goodput per GPU (req/s)")
     rows = [("2 colocated chunked", colocated(2)), ("1P+1D", disagg(1, 1)), ("2P+2D", disagg(2, 2)),
             ("4 colocated chunked", colocated(4)), ("2P+1D (extra)", disagg(2, 1)),
             ("4 colocated, round-robin (extra)", colocated(4, "round-robin"))]
@@ -105,7 +119,7 @@ def table_a(num_requests: int, workers: int) -> None:
 
 
 def table_b(num_requests: int, workers: int) -> None:
-    print("B. document length (Mistral-7B, 32k context): 2 colocated vs 1P+1D vs 2P+1D, NVLink layerwise")
+    print(f"B. document length (Mistral-7B, 32k context): 2 colocated vs 1P+1D vs 2P+1D, NVLink {default_mode()}")
     print(f"  {'doc tokens':>10} {'2 colocated':>14} {'1P+1D':>7} {'2P+1D':>7}  winner")
     for doc in DOC_TOKENS:
         base = scenario(num_requests, "mistral-7b", doc)
@@ -134,7 +148,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--num-requests", type=int, default=400)
     parser.add_argument("--workers", type=int, default=1, help="local processes for the searches")
+    parser.add_argument("--links", choices=LINK_MODELS, default="shipped",
+                        help="connectors as shipped (effective rates, setup, the engine's transfer) or the wire's peak")
     args = parser.parse_args()
+    _MODEL["links"] = args.links
+    print(f"links: {args.links} (tables A and B transfer {default_mode()})")
     print(f"SLO: TTFT p90 <= {SLO.ttft_p90_s * 1e3:g} ms, TBT p99 <= {SLO.tbt_p99_s * 1e3:g} ms, nothing rejected; "
           f"{args.num_requests} requests per run")
     table_a(args.num_requests, args.workers)

@@ -43,7 +43,7 @@ def test_stage_is_readable_and_an_arrow_key_redraws_it_without_a_rerun(small, se
     box = _open(small, server_url, f"?lang={lang}&kv_step=10")
     assert _cursor(box) == 10 and box.is_visible()
     readout = small.locator(f"{STAGE} .readout")
-    assert readout.text_content().startswith(f"{step_word} 10")
+    assert readout.text_content().startswith(f"{step_word} 11")  # steps shown counted from 1: "Step N of N"
     # Labels a room can read: the owner label, the ref count and the caption are at least 16 px.
     sizes = small.locator(f"{STAGE} .cell .o, {STAGE} .cell .r, {STAGE} .caption").evaluate_all(
         "els => els.map(e => parseFloat(getComputedStyle(e).fontSize))")
@@ -55,7 +55,7 @@ def test_stage_is_readable_and_an_arrow_key_redraws_it_without_a_rerun(small, se
     for _ in range(3):
         small.keyboard.press("ArrowRight")
     assert _cursor(box) == 13 and int(box.get_attribute("data-draws")) >= draws + 3
-    assert readout.text_content().startswith(f"{step_word} 13")
+    assert readout.text_content().startswith(f"{step_word} 14")
     small.keyboard.press("ArrowLeft")
     assert _cursor(box) == 12
     small.wait_for_function("() => location.search.includes('kv_step=12')", timeout=5000)
