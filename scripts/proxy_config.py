@@ -5,7 +5,8 @@ naming its replica and reaches that replica while it is up; a replica that fails
 `GET /_stcore/health`, 120 s each; a dead one fails them at once) gets no new sessions, and its browsers' next requests — the reconnecting
 websocket included — are redispatched to a live replica, whose name the cookie then carries. Streamlit keeps a
 session, its uploads and media in one process's memory (shared/guides/streamlit.md §9; Streamlit issues #4173, #2936,
-#9976), which is why affinity is needed; `--no-cookie` writes the round-robin control that shows it.
+#9976), which is why affinity is needed; `--no-cookie` writes the control that shows it: each request to a random replica (round robin can
+# fall in step with a page's requests so that every upload meets its own session's replica: seen with serve.py).
 
 Run: python scripts/proxy_config.py --bind 0.0.0.0:8501 --backend 10.0.0.2:8501 --backend 10.0.0.3:8501 > class.cfg
      haproxy -f class.cfg          (Debian: apt-get install haproxy; every replica needs the same
@@ -49,7 +50,7 @@ def render(bind: str, backends: list[str], max_upload_mb: int = 10, sticky: bool
            stats_socket: str | None = None) -> str:
     """The configuration text. `backends` are HOST:PORT (IPv6 as [ADDR]:PORT), checked by check_backend."""
     lines = ["# Written by scripts/proxy_config.py: Streamlit replicas behind one address, sticky by cookie "
-             f"{COOKIE}." if sticky else "# Written by scripts/proxy_config.py --no-cookie: round robin, NO "
+             f"{COOKIE}." if sticky else "# Written by scripts/proxy_config.py --no-cookie: random, NO "
              "stickiness (the control that shows why Streamlit needs it).",
              "global", f"    maxconn {MAX_CONNECTIONS}"]
     if stats_socket:  # scripts/class_server.py drains and reads the servers' states through it
@@ -67,7 +68,7 @@ def render(bind: str, backends: list[str], max_upload_mb: int = 10, sticky: bool
         lines += ["    balance leastconn",  # websockets are long-lived: count them, not requests
                   f"    cookie {COOKIE} insert indirect nocache httponly attr SameSite=Lax"]
     else:  # every request balanced on its own: HAProxy otherwise keeps a client connection's requests together
-        lines += ["    balance roundrobin", "    option http-server-close"]
+        lines += ["    balance random", "    option http-server-close"]
     lines += ["    option httpchk", f"    http-check send meth GET uri {HEALTH_PATH}",
               "    http-check expect string ok",
               # A replica serving 100 sessions answers its health check late (one GIL shared with every running
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bind", required=True, help="HOST:PORT the class connects to (IPv6 as [ADDR]:PORT)")
     parser.add_argument("--backend", action="append", default=[], help="HOST:PORT of a replica (repeat)")
     parser.add_argument("--max-upload-mb", type=int, default=10, help="Streamlit's server.maxUploadSize (MB)")
-    parser.add_argument("--no-cookie", action="store_true", help="round robin without stickiness (a control)")
+    parser.add_argument("--no-cookie", action="store_true", help="each request to a random replica, no stickiness (a control)")
     parser.add_argument("--stats-socket", help="path of HAProxy's admin socket (none when omitted)")
     parser.add_argument("-o", "--out", type=Path, help="write here instead of stdout")
     args = parser.parse_args(argv)

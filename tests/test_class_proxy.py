@@ -49,7 +49,7 @@ def test_the_generated_config_is_valid_haproxy(bind, extra, tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr
     sticky = "--no-cookie" not in extra
     assert ("cookie CVSRV insert indirect nocache httponly" in proc.stdout) == sticky
-    assert ("balance leastconn" if sticky else "balance roundrobin") in proc.stdout
+    assert ("balance leastconn" if sticky else "balance random") in proc.stdout
     for line in ("timeout tunnel 1h", "http-check send meth GET uri /_stcore/health", "http-check expect string ok",
                  "option redispatch", "server r1 127.0.0.2:8501 check", "server r2 [::1]:8502 check"):
         assert line in proc.stdout

@@ -36,7 +36,8 @@ def test_the_documents_kv_crosses_after_its_prefill_and_the_question_quotes_it()
 
 def test_the_sweep_shows_which_link_assumptions_make_the_split_win():
     """Connectors as shipped (after the prefill, measured 2.7-10 GB/s, 58 ms setup): colocated serves more at every
-    length; only layer-by-layer streaming at >= 10 GB/s reaches it, at the longest documents (issue 36)."""
+    length; only layer-by-layer streaming at >= 10 GB/s reaches it (within the search's tolerance), the longest
+    documents included, where it serves more (issue 36)."""
     cells = {(c.doc_tokens, c.deployment): c.goodput_per_gpu for c in split.sweep()}
     assert set(cells) == {(d, k) for d in split.SWEEP_DOC_TOKENS for k in ("colocated",) + split.SWEEP_LINKS}
     short, long_ = split.SWEEP_DOC_TOKENS[0], split.SWEEP_DOC_TOKENS[-1]
@@ -47,7 +48,8 @@ def test_the_sweep_shows_which_link_assumptions_make_the_split_win():
     reach = split.reaching_colocated(split.sweep())
     shipped = [dep for dep in split.SWEEP_LINKS if split.link_and_mode(dep)[1] is None]
     assert shipped and all(reach[dep] == () for dep in shipped)  # the engine's own transfer never reaches it
-    assert reach["nvlink+layerwise"] == (long_,) and cells[(long_, "nvlink+layerwise")] >= cells[(long_, "colocated")]
+    assert long_ in reach["nvlink+layerwise"] and short not in reach["nvlink+layerwise"]
+    assert cells[(long_, "nvlink+layerwise")] >= cells[(long_, "colocated")]
 
 
 def test_splitting_pays_at_a_chats_first_token_as_the_answer_says():

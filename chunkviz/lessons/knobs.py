@@ -20,10 +20,12 @@ ENGINES = ("vllm", "sglang", "trtllm")
 # Llama-3-8B on one H100 (81,559 MiB): 0.1983 leaves 428 KV blocks of 16 tokens (6,848 tokens) beside the weights,
 # just enough for the document, so chats must be preempted (or held back) while it runs; found by running the lecture.
 TIGHT_MEMORY_UTILIZATION = 0.1983
-# TensorRT-LLM sizes its pool by its own knob (policies/memory.py): the same 6,848 tokens (214 blocks of 32) are
-# this fraction of what is free after the weights and the activations of the lecture's max_num_tokens of 512
-# (214.5 blocks · 4 MiB / 69,422,546,944 bytes).
-TIGHT_FREE_GPU_MEMORY_FRACTION = 0.01296
+# TensorRT-LLM sizes its pool by its own knob (policies/memory.py): this fraction of what is free after the weights and
+# the activations of the lecture's max_num_tokens of 512 is 223 blocks of 32 tokens (0.0135 · 69,422,546,944 bytes
+# / 4 MiB): the document's 213 blocks, taken whole at its first context chunk (kvCacheManager.cpp
+# getNeededBlocksOneStep), beside the chats, so MAX_UTILIZATION runs out of blocks while GUARANTEED_NO_EVICT waits;
+# found by running the lecture (tests/test_lessons_chapters.py test_knob_runs_show_their_effect).
+TIGHT_FREE_GPU_MEMORY_FRACTION = 0.0135
 _TIGHT_KNOB = {"trtllm": ("free_gpu_memory_fraction", TIGHT_FREE_GPU_MEMORY_FRACTION),
                "vllm": ("gpu_memory_utilization", TIGHT_MEMORY_UTILIZATION)}
 _KNOB_PRESETS = {**PRESETS, "tight-memory": PRESETS["lecture"]}  # the engine's memory knob is set by knob_scenario

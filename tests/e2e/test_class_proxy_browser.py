@@ -3,8 +3,9 @@ scripts/run-app.sh` (tests/class_run.py): in this file's order,
 1. a fresh start answers deep links only — students never open "/" — without "Page not found" on either replica
    (each replica is warmed before the proxy opens; shared/guides/streamlit.md §8), watched by a MutationObserver that
    sees the dialog even if the app's own dismissal closes it at once;
-2. the cookie keeps a browser on its replica and uploads work; the same replicas behind a round-robin proxy without
-   the cookie (scripts/proxy_config.py --no-cookie) fail uploads (HTTP 400): the control of §9;
+2. the cookie keeps a browser on its replica and uploads work; the same replicas behind a proxy that sends each
+   request to a random replica, without the cookie (scripts/proxy_config.py --no-cookie), fail uploads (HTTP 400):
+   the control of §9;
 3. a replica killed: its browser reconnects through the proxy to the other replica and lands on the same page with
    the same settings and cursor (the URL carries them).
 Loopback only.
@@ -79,9 +80,12 @@ def test_a_fresh_start_answers_deep_links_only(browser, klass):
             context.close()
 
 
-def _upload_statuses(browser, base_url: str, attempts: int) -> tuple[list[int], str]:
-    """Open the traces page's upload box and upload `attempts` files; the HTTP statuses of the uploads (PUTs)."""
+def _upload_statuses(browser, base_url: str, attempts: int) -> tuple[list[int], str, int]:
+    """Open the traces page's upload box and upload `attempts` files: the HTTP statuses of the uploads (PUTs), the
+    replica cookie, and how many uploads the app itself then read (its caption names the file it loaded: an upload
+    stored on another replica than the session's is not found there, and the page falls back to the sample)."""
     statuses: list[int] = []
+    loaded = 0
     context = browser.new_context(viewport={"width": 1400, "height": 1600})
     try:
         page = context.new_page()
@@ -97,17 +101,24 @@ def _upload_statuses(browser, base_url: str, attempts: int) -> tuple[list[int], 
             while len(statuses) < expected and time.monotonic() < deadline:
                 page.wait_for_timeout(200)
             wait_for_app(page, timeout_ms=180000)
-        return statuses, _cookie(context, base_url)
+            caption = page.locator('[data-testid="stCaptionContainer"]', has_text=f"class{i}.csv")
+            try:
+                caption.first.wait_for(timeout=15000)
+                loaded += 1
+            except Exception:  # the app did not read this upload (bounded wait)
+                pass
+        return statuses, _cookie(context, base_url), loaded
     finally:
         context.close()
 
 
 def test_sticky_uploads_work_and_the_no_cookie_control_fails(browser, klass, tmp_path):
-    statuses, replica = _upload_statuses(browser, klass.url, 4)
+    statuses, replica, loaded = _upload_statuses(browser, klass.url, 4)
     assert len(statuses) == 4 and all(200 <= s < 300 for s in statuses), statuses
-    assert replica in ("r1", "r2")
+    assert replica in ("r1", "r2") and loaded == 4, (replica, loaded)
 
-    # The control: the same two replicas behind HAProxy without stickiness (round robin).
+    # The control: the same two replicas behind HAProxy without stickiness (each request to a random replica; with 8
+    # uploads the chance that every one meets the session's replica is 1 in 256).
     port = free_port()
     backends = [a for r in klass.state["replicas"] for a in ("--backend", r["url"].removeprefix("http://"))]
     config = tmp_path / "no-cookie.cfg"
@@ -119,11 +130,13 @@ def test_sticky_uploads_work_and_the_no_cookie_control_fails(browser, klass, tmp
     try:
         time.sleep(1)
         assert control.poll() is None
-        statuses, replica = _upload_statuses(browser, f"http://127.0.0.1:{port}", 4)
+        statuses, replica, loaded = _upload_statuses(browser, f"http://127.0.0.1:{port}", 8)
     finally:
         control.terminate()
         control.wait(timeout=10)
-    assert replica == "" and len(statuses) == 4 and 400 in statuses, statuses
+    # Without affinity an upload that reaches the other replica is refused there (HTTP 400 "Invalid session_id") and
+    # the app does not read it.
+    assert replica == "" and len(statuses) == 8 and 400 in statuses and loaded < 8, (statuses, loaded)
 
 
 def test_a_killed_replica_s_browser_lands_on_the_same_page_elsewhere(browser, klass):

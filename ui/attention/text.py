@@ -48,6 +48,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "am.real_note": ("FLOPs grow only by the logits of one position per step (under 0.1%). Times are roofline sums of "
                      "the step terms, including each step's host time (scheduling, input preparation and the kernel "
                      "launches of an eager step, without overlap).",
-                     "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 Roofline 项之和，含每 "
+                     "FLOPs 只因每步多算一个位置的 logits 而略增（不到 0.1%）。耗时是各步 Roofline 项之和，含每"
                      "步的 CPU 时间（调度、输入准备，以及不用 CUDA 图时逐个启动的内核，无重叠）。"),
 }

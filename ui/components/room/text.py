@@ -3,9 +3,9 @@
 TEXTS: dict[str, tuple[str, str]] = {
     "room.off": ("Rooms need the app started by scripts/run-app.sh (serve.py); this server has no room endpoints, "
                  "so ?room= is ignored.",
-                 "课堂房间需要用 scripts/run-app.sh（serve.py）启动应用；此服务器没有房间接口，已忽略 ?room=。"),
+                 "课堂房间需要用 scripts/run-app.sh（serve.py）启动应用；此服务器没有房间接口，已忽略链接里的房间码。"),
     "room.bad_code": ("?room={code} is not a room code: 4 to 12 capital letters and digits 2-9, as on the teacher's "
-                      "screen.", "?room={code} 不是房间码：应为 4 到 12 位大写字母和数字 2-9，见老师的屏幕。"),
+                      "screen.", "链接里的 {code} 不是房间码：应为 4 到 12 位大写字母和数字 2-9，见老师的屏幕。"),
     "room.no_room": ("No room {code} yet: check the code on the teacher's screen (this page joins once the teacher "
                      "opens it).", "还没有房间 {code}：请核对老师屏幕上的房间码（老师开启后本页会自动加入）。"),
     "room.bad_key": ("This teacher key does not open rooms here: you follow the room as a student.",
