@@ -11,6 +11,7 @@ SIGTERM and SIGINT stop every process the start made. Loopback only.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import signal
 import subprocess
@@ -30,6 +31,13 @@ pytestmark = pytest.mark.timeout(600)
 CONFIG = [sys.executable, str(ROOT / "scripts" / "proxy_config.py")]
 DEEP_LINK = "ch2-long-prefill"
 
+
+
+def _run_async(coro):
+    """Run `coro` to completion on a thread of its own: in the whole suite the browser tests' Playwright keeps an event
+    loop running on the main thread, where asyncio.run refuses to start another."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 def _haproxy_check(text: str, tmp_path: Path) -> subprocess.CompletedProcess:
     need_tools()
@@ -123,7 +131,7 @@ def test_two_replicas_behind_haproxy_from_one_command():
 
         # Warmed before the proxy opened: the first deep link each replica gets is answered, not "Page not found".
         ws_url = "ws" + run.url.removeprefix("http")
-        results = asyncio.run(_gather(*(_deep_link(ws_url, n) for n in names)))
+        results = _run_async(_gather(*(_deep_link(ws_url, n) for n in names)))
         assert [(ok, reason) for ok, reason, _ in results] == [(True, "")] * 2
         sessions_before = {n: int(run.server_stats()[n]["stot"]) for n in names}
         status, headers = _get(f"{run.url}/{DEEP_LINK}", {"Cookie": "CVSRV=r2"})
@@ -143,7 +151,7 @@ def test_two_replicas_behind_haproxy_from_one_command():
         while not run.server_stats()["r1"]["status"].startswith("DOWN") and time.monotonic() < deadline:
             time.sleep(0.5)
         assert run.server_stats()["r1"]["status"].startswith("DOWN")
-        ok, reason, set_cookie = asyncio.run(_deep_link(ws_url, "r1", "kv"))
+        ok, reason, set_cookie = _run_async(_deep_link(ws_url, "r1", "kv"))
         assert (ok, reason) == (True, "") and set_cookie.startswith("CVSRV=r2")
         deadline = time.monotonic() + 5
         while not any(line.startswith("Replica r1 ") for line in run.stdout_lines) and time.monotonic() < deadline:
@@ -172,7 +180,7 @@ def test_replicas_on_other_machines_are_warmed_and_served():
             assert [stats[n]["status"].startswith("UP") for n in ("r1", "r2", "r3")] == [True] * 3
             assert "server r2 127.0.0.2" in Path(run.state["config"]).read_text()
             ws_url = "ws" + run.url.removeprefix("http")
-            results = asyncio.run(_gather(*(_deep_link(ws_url, n) for n in ("r2", "r3"))))
+            results = _run_async(_gather(*(_deep_link(ws_url, n) for n in ("r2", "r3"))))
             assert [(ok, reason) for ok, reason, _ in results] == [(True, "")] * 2
             assert [int(run.server_stats()[n]["stot"]) >= 1 for n in ("r2", "r3")] == [True, True]
             pids = run.pids
