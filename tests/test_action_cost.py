@@ -64,8 +64,7 @@ def test_the_memo_keys_by_identity_and_stays_bounded():
     assert [view(t) for t in many] == list(range(1, len(many) + 1))  # every object computed on its own
     assert view(many[-1]) == len(many)  # the newest is remembered ...
     assert view(many[0]) == len(many) + 1  # ... the oldest was dropped: at most MAX_TRACES are held
-    held = [cell.cell_contents for cell in view.__closure__ if isinstance(cell.cell_contents, dict)]
-    assert len(held) == 1 and len(held[0]) <= per_trace.MAX_TRACES
+    assert view.held() <= per_trace.MAX_TRACES
 
 
 def test_the_threshold_suggestion_run_without_detail_gives_the_detailed_runs_metrics():
