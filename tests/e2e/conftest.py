@@ -59,10 +59,10 @@ def warm_up(browser, url: str) -> None:
     page.close()
 
 
-@pytest.fixture(scope="session")
-def server_url(browser):
+def _served(browser, **server):
+    """A warmed app server for the session (start_server's `server` options); stopped when the session ends."""
     port = _free_port()
-    proc = start_server(port)
+    proc = start_server(port, **server)
     warm_up(browser, f"http://127.0.0.1:{port}/")
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
@@ -70,6 +70,11 @@ def server_url(browser):
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server_url(browser):
+    yield from _served(browser)
 
 
 ROOM_KEY = "e2e-teacher-key-0123456789"
@@ -79,15 +84,7 @@ ROOM_CODE = "E2EROOM"
 @pytest.fixture(scope="session")
 def room_server_url(browser):
     """One serve.py server (the app with the room routes, st.App) per session, room ROOM_CODE open, key ROOM_KEY."""
-    port = _free_port()
-    proc = start_server(port, script="serve.py", env={"CHUNKVIZ_TEACHER_KEY": ROOM_KEY, "CHUNKVIZ_ROOM": ROOM_CODE})
-    warm_up(browser, f"http://127.0.0.1:{port}/")
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    yield from _served(browser, script="serve.py", env={"CHUNKVIZ_TEACHER_KEY": ROOM_KEY, "CHUNKVIZ_ROOM": ROOM_CODE})
 
 
 @pytest.fixture(scope="session")
