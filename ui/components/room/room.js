@@ -101,6 +101,10 @@ function flush() {
 if (!window.__cvRoomWired) {
   window.__cvRoomWired = true;
   window.addEventListener("cv:cursor", onCursor);
+  window.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Escape" || !document.querySelector(".cv-room .qr")) return;
+    const hide = ROOM.hideQr; ROOM.hideQr = null; if (hide) hide();
+  });
 }
 
 function setAttached(on) {
@@ -112,8 +116,9 @@ function setAttached(on) {
 }
 
 // The teacher's QR code of the students' link (an SVG drawn by qr.py from the server's own encoder, no user text),
-// large enough to scan from the back of a classroom, right of the bar's lines; hidden and shown again with one click
-// (kept per tab and room: once everyone has joined, the slide gets its height back).
+// large enough to scan from the back of a classroom. It floats over the slide's top right corner instead of taking
+// the bar's height (a 264 px code in the bar pushed the slide ~270 px down a 720 px screen), so the slide's layout is
+// the same with it shown or hidden; a click on it, its button or Escape hides it (kept per tab and room).
 function qrFigure(d, parts) {
   const T = d.text, k = "cvRoomQrHidden:" + d.room, hidden = sessionStorage.getItem(k) === "1";
   if (d.qr_note) parts.push(el("span", "muted", d.qr_note));
@@ -122,7 +127,15 @@ function qrFigure(d, parts) {
   b.onclick = () => { if (hidden) sessionStorage.removeItem(k); else sessionStorage.setItem(k, "1"); notify(); };
   parts.push(b);
   if (hidden) return null;
-  const fig = el("div", "qr"); fig.title = T.qr_alt; fig.innerHTML = d.qr;
+  // One node per code, kept across the bar's redraws (each room message redraws the bar): the code never flickers
+  // and a pointer on it stays on the same element.
+  if (!ROOM.qrFig || ROOM.qrSvg !== d.qr) {
+    ROOM.qrFig = el("div", "qr"); ROOM.qrFig.title = T.qr_alt; ROOM.qrFig.innerHTML = d.qr; ROOM.qrSvg = d.qr;
+  }
+  const fig = ROOM.qrFig;
+  const hide = () => { sessionStorage.setItem(k, "1"); notify(); };
+  fig.onclick = hide;
+  ROOM.hideQr = hide;  // Escape (wired once below) hides the code shown now; other keys keep driving the slide
   return fig;
 }
 
@@ -145,10 +158,8 @@ function bar(d, box) {
       b.onclick = () => setAttached(!ROOM.attached); parts.push(b);
     }
     if (ROOM.lost) parts.push(el("span", "muted", T.lost));
-    box.classList.toggle("with-qr", !!fig);
-    if (!fig) { box.replaceChildren(...parts); return; }
-    const lines = el("div", "lines"); lines.append(...parts);
-    box.replaceChildren(lines, fig);
+    box.replaceChildren(...parts);
+    if (fig) box.appendChild(fig);
   };
 }
 
