@@ -52,7 +52,7 @@ class RunState:
         self.peak_blocks_used = max(self.peak_blocks_used, self.ctx.kv.num_used_blocks())
 
     def to_trace(self, records: tuple, end_s: float, knob_notes: tuple[str, ...] = (),
-                 kv_pool_bytes: float = 0.0) -> Trace:
+                 kv_pool_bytes: int = 0) -> Trace:
         kv = self.ctx.kv
         return Trace(
             policy=self.config.scheduler.policy, budget_tokens=self.ctx.max_num_batched_tokens,

@@ -190,7 +190,7 @@ def simulate(config: SimConfig, requests: Sequence[Request]) -> Trace:
     if ff is not None:
         fast_forward.finalize(ff, run)
     used_pool_bytes = pool.pool_bytes if config.cache.num_gpu_blocks is None else \
-        ctx.kv.num_total_blocks * config.cache.block_size * kv_bytes_per_token_per_gpu(config)
+        round(ctx.kv.num_total_blocks * config.cache.block_size * kv_bytes_per_token_per_gpu(config))
     return run.to_trace(tuple(records), now_s, tuple(knob_notes(config, ctx.knobs, ctx.kv.num_total_blocks)),
                         used_pool_bytes)
 

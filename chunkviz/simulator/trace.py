@@ -116,7 +116,7 @@ class Trace:
     prefix_caching: bool = False
     # The KV pool per GPU the run had (simulator/policies/memory.py: the engine's memory rule, or the user's
     # num_gpu_blocks whole blocks); 0 in traces written before it was recorded.
-    kv_pool_bytes: float = 0.0
+    kv_pool_bytes: int = 0
     # How the run was computed, not what it computed: equal traces may differ here, and JSON leaves it out.
     fast_forwarded_steps: int = field(default=0, compare=False, metadata={"json": False})
     # Settings that ran but contradict each other (policies.resolve.knob_notes), found when the run resolved its

@@ -25,7 +25,7 @@ def kv_bytes_per_token_per_gpu(config: SimConfig) -> float:
     return config.model.kv_bytes_per_token / shards
 
 
-def num_gpu_blocks(config: SimConfig, pool_bytes: float, knob: str = "the memory fraction") -> int:
+def num_gpu_blocks(config: SimConfig, pool_bytes: int, knob: str = "the memory fraction") -> int:
     """The whole blocks of `pool_bytes` (the engine's KV pool per GPU, policies/memory.py), or the user's count."""
     if config.cache.num_gpu_blocks is not None:
         return config.cache.num_gpu_blocks

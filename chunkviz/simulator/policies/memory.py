@@ -43,7 +43,7 @@ _FLAGS = {"gpu_memory_utilization": "--gpu-memory-utilization", "mem_fraction_st
 class KvPool:
     """The KV pool of one GPU and how it was sized."""
 
-    pool_bytes: float  # bytes per GPU for the KV cache
+    pool_bytes: int  # bytes per GPU for the KV cache, whole bytes as the engines keep them (each rule takes int())
     knob: str  # the engine's knob that sized it
     fraction: float  # its value (the engine's default or the user's)
     rule: str  # the formula, for the notes
@@ -69,7 +69,8 @@ def vllm_pool(default_utilization: float, engine: str) -> PoolRule:
     def rule(config: SimConfig) -> KvPool:
         util = _own_knob(config, "gpu_memory_utilization", engine)
         util = default_utilization if util is None else util
-        return KvPool(config.gpu.memory_bytes * util - _weights_per_gpu(config), "gpu_memory_utilization", util,
+        # vLLM gpu_worker.py determine_available_memory returns an int of bytes
+        return KvPool(int(config.gpu.memory_bytes * util - _weights_per_gpu(config)), "gpu_memory_utilization", util,
                       "gpu_memory_utilization · memory − weights")
     return rule
 
@@ -98,7 +99,7 @@ def sglang_mem_fraction_static(config: SimConfig) -> float:
 def sglang_pool(config: SimConfig) -> KvPool:
     frac = _own_knob(config, "mem_fraction_static", "SGLang")
     frac = sglang_mem_fraction_static(config) if frac is None else frac
-    return KvPool(config.gpu.memory_bytes * frac - _weights_per_gpu(config), "mem_fraction_static", frac,
+    return KvPool(int(config.gpu.memory_bytes * frac - _weights_per_gpu(config)), "mem_fraction_static", frac,
                   "mem_fraction_static · memory − weights")
 
 
@@ -116,5 +117,5 @@ def trtllm_pool(config: SimConfig) -> KvPool:
     tokens = config.scheduler.max_num_batched_tokens
     tokens = d.TRTLLM_MAX_NUM_TOKENS if tokens is None else tokens
     free = config.gpu.memory_bytes - _weights_per_gpu(config) - activation_bytes(config, tokens)
-    return KvPool(frac * free, "free_gpu_memory_fraction", frac,
+    return KvPool(int(frac * free), "free_gpu_memory_fraction", frac,
                   "free_gpu_memory_fraction · (memory − weights − activations of max_num_tokens)")
