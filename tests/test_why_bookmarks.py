@@ -45,6 +45,18 @@ def test_prefill_only_step_says_who_stalls_and_for_how_long():
     assert step.decision.stall_reason == "prefill_first"
 
 
+def test_one_stalled_chat_is_singular():
+    """Chapter 1's step 9 read "so 1 chats get no token": a count of one takes the singular template."""
+    trace = simulate(make_config(policy="monolithic", budget=8192), make_requests([(0.0, 20, 300), (0.05, 3000, 4)]))
+    step = _step_with_prefill_of(trace, 1)
+    ms = round(step.duration_s * 1e3)
+    assert step.num_stalled_decodes == 1
+    assert why_sentence(step, _prompts(trace)) == (
+        f"prefill-first: this step runs only R1's 3,000-token prompt, so 1 chat gets no token for {ms} ms")
+    decode_only = next(s for s in trace.steps if [c.phase for c in s.chunks] == ["decode"])
+    assert why_sentence(decode_only, _prompts(trace)).startswith("decode only: 1 request gets one token in ")
+
+
 def test_preemption_is_explained_and_the_queue_waits_for_memory():
     config = make_config(policy="chunked", budget=256, num_gpu_blocks=40)
     trace = simulate(config, make_requests([(0.0, 200, 64)] * 16))

@@ -12,8 +12,10 @@ from chunkviz.simulator.trace import StepRecord, Trace
 
 WHY_TEXTS: dict[str, tuple[str, str]] = {
     "why.decode_first": ("decodes first: {tokens:,} tokens", "解码优先：{tokens:,} 个 token"),
-    "why.decode_only": ("decode only: {n} request(s) get one token each in {ms:.1f} ms",
+    "why.decode_only": ("decode only: {n} requests get one token each in {ms:.1f} ms",
                         "只有解码：{n} 个请求各得到 1 个 token，用时 {ms:.1f} 毫秒"),
+    "why.decode_only_1": ("decode only: {n} request gets one token in {ms:.1f} ms",
+                          "只有解码：{n} 个请求得到 1 个 token，用时 {ms:.1f} 毫秒"),
     "why.chunk_rest": ("R{rid}'s chunk got the remaining {tokens:,} of the {budget:,}-token budget "
                        "(prompt tokens {a:,}–{b:,} of {total:,})",
                        "R{rid} 的块拿到了 {budget:,} token 预算中剩下的 {tokens:,} 个（提示词第 {a:,}–{b:,} 个，共 {total:,} 个）"),
@@ -22,12 +24,16 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
     "why.whole": ("R{rid}'s whole {total:,}-token prompt", "R{rid} 的整个 {total:,} token 提示词"),
     "why.prefill_only": ("prefill-first: this step runs only {what}, so {n} chats get no token for {ms:.0f} ms",
                          "预填充优先：这一步只运行 {what}，所以 {n} 个聊天有 {ms:.0f} 毫秒拿不到 token"),
+    "why.prefill_only_1": ("prefill-first: this step runs only {what}, so {n} chat gets no token for {ms:.0f} ms",
+                           "预填充优先：这一步只运行 {what}，所以 {n} 个聊天有 {ms:.0f} 毫秒拿不到 token"),
     "why.np_whole": ("R{rid}'s {total:,}-token prompt", "R{rid} 的 {total:,} token 提示词"),
     "why.np_chunk": ("a {tokens:,}-token chunk of R{rid}'s prompt (tokens {a:,}–{b:,} of {total:,})",
                      "R{rid} 提示词的一个 {tokens:,} token 的块（第 {a:,}–{b:,} 个，共 {total:,} 个）"),
     "why.np_many": ("{n} prompts ({ids}; {tokens:,} tokens)", "{n} 个提示词（{ids}；共 {tokens:,} 个 token）"),
     "why.stall_budget": ("{n} decodes get no token: the budget ran out",
                          "{n} 个解码拿不到 token：预算用完了"),
+    "why.stall_budget_1": ("{n} decode gets no token: the budget ran out",
+                           "{n} 个解码拿不到 token：预算用完了"),
     "why.wait_budget": ("{ids} wait: budget spent", "{ids}等待：预算已用完"),
     "why.wait_seats": ("{ids} wait: max_num_seqs requests already run", "{ids}等待：运行中的请求已达 max_num_seqs"),
     "why.wait_memory": ("{ids} wait: the KV cache is full", "{ids}等待：KV 缓存已满"),
@@ -68,6 +74,9 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
 
 
 def _t(key: str, lang: str, **fields: object) -> str:
+    # A count of one takes the template's singular twin ("1 chat gets", not "1 chats get") where it has one.
+    if fields.get("n") == 1 and f"{key}_1" in WHY_TEXTS:
+        key = f"{key}_1"
     en, zh = WHY_TEXTS[key]
     return (zh if lang == "zh" else en).format(**fields)
 
