@@ -80,7 +80,17 @@ def test_two_students_follow_the_teacher_vote_and_see_the_reveal(browser, room_s
         assert s.locator(LANES).get_attribute("data-held") == "0"  # the question's hold is lifted
     wait_for_app(teacher)
     assert teacher.locator(".st-key-predict").get_by_text("Revealed:").count() >= 1
-    screenshot(students[1], "room-student-revealed")
+    # The student's slide at the reveal: verdict and the class's tally on one screen without squeezing the stage
+    # (three tally rows used to leave the lanes 55 % of their height, the kitchen's tables cut off).
+    student = students[1]
+    _poll(lambda: (student.locator(".st-key-room_vote").bounding_box() or {"y": 9e9})["y"]
+          + student.locator(".st-key-room_vote").bounding_box()["height"] <= 720, student, 3000)
+    tally_rows = student.locator(".st-key-room_vote .bar-row").all()
+    assert len({round(r.bounding_box()["y"]) for r in tally_rows}) == 1  # one line
+    lanes = student.locator(LANES)
+    if lanes.get_attribute("data-fit-px"):
+        assert int(lanes.get_attribute("data-fit-px")) >= 200, lanes.get_attribute("data-fit-px")
+    screenshot(student, "room-student-revealed")
 
     # Explore on my own, then rejoin with one click: the cursor comes back to the teacher's.
     detach = students[1].locator(".st-key-room button.detach")

@@ -172,8 +172,11 @@ function optionButtons(d, box, choose, mine, enabled) {
   return row;
 }
 
-function tallyBars(d, q, T) {
-  const total = Object.values(q.tally || {}).reduce((a, b) => a + b, 0), list = el("div", "bars");
+// The class's tally, one row per option (the teacher's), or `compact`: all options on one line (a student's screen
+// after the reveal, under its own verdict: three rows there squeezed the slide's stage to its smallest).
+function tallyBars(d, q, T, compact = false) {
+  const total = Object.values(q.tally || {}).reduce((a, b) => a + b, 0);
+  const list = el("div", compact ? "bars compact" : "bars");
   d.options.forEach((o) => {
     const n = (q.tally || {})[o] || 0, share = total ? Math.round((100 * n) / total) : 0;
     const row = el("div", "bar-row" + (q.correct === o ? " correct" : ""));
@@ -225,7 +228,7 @@ function vote(d, box) {
       const verdict = el("div", "verdict " + (right ? "right" : "wrong"),
                          right ? T.right : fill(T.wrong, { answer: d.labels[q.correct] || q.correct }));
       verdict.appendChild(el("div", "answer", (q.answer || {})[d.lang] || ""));
-      parts.push(verdict, tallyBars(d, q, T));
+      parts.push(verdict, tallyBars(d, q, T, true));
     }
     if (note) parts.push(el("div", "muted", note));
     box.replaceChildren(...parts);
