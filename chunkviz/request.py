@@ -79,7 +79,10 @@ class Request:
     @property
     def client_max_tokens(self) -> int | None:
         """The max_tokens the engine receives: an int, or None where the client left it unset."""
-        return self.output_tokens if self.max_tokens == MAX_TOKENS_AS_OUTPUT else self.max_tokens  # type: ignore
+        if self.max_tokens == MAX_TOKENS_AS_OUTPUT:
+            return self.output_tokens
+        assert not isinstance(self.max_tokens, str)  # __post_init__ (_check_max_tokens) refused any other string
+        return self.max_tokens
 
     def prompt_segments(self) -> tuple[Segment, ...]:
         """The prompt's content; a request without declared content gets one segment of its own."""

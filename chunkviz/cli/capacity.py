@@ -56,7 +56,8 @@ def _ms_to_s(name: str, value: float | None) -> float | None:
 
 def _queue_s(value_ms: float | None) -> float:
     """--slo-queue-p50-ms, or Sarathi-Serve's 2 s (analysis/capacity.py SARATHI_QUEUE_P50_S) when not given."""
-    return SARATHI_QUEUE_P50_S if value_ms is None else _ms_to_s("slo-queue-p50-ms", value_ms)  # type: ignore
+    queue_s = _ms_to_s("slo-queue-p50-ms", value_ms)
+    return SARATHI_QUEUE_P50_S if queue_s is None else queue_s
 
 
 def to_json(result: CapacityResult) -> dict[str, Any]:

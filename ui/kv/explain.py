@@ -5,6 +5,9 @@ Invariant: pure given (step record, language); at most MAX_LINES sentences so a 
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from chunkviz.simulator.trace import StepRecord
 from ui.i18n import tr
 
@@ -21,14 +24,15 @@ def _short(ids: tuple[int, ...], limit: int = 8) -> str:
     return text + (" …" if len(ids) > limit else "")
 
 
-def _fields(event: object) -> dict[str, object]:
-    data = {name: getattr(event, name) for name in event.__dataclass_fields__}  # type: ignore[attr-defined]
+def _fields(event: Any) -> dict[str, Any]:
+    """An event's fields (every event is a frozen dataclass) plus the derived ones its sentence templates use."""
+    data: dict[str, Any] = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
     if "block_ids" in data:
-        data["blocks"] = _short(data["block_ids"])  # type: ignore[arg-type]
+        data["blocks"] = _short(data["block_ids"])
     if "ttft_s" in data:
-        data["ttft_ms"] = data["ttft_s"] * 1e3  # type: ignore[operator]
+        data["ttft_ms"] = data["ttft_s"] * 1e3
     if "request_ids" in data:
-        data["n"], data["ids"] = len(data["request_ids"]), _short(data["request_ids"])  # type: ignore[arg-type]
+        data["n"], data["ids"] = len(data["request_ids"]), _short(data["request_ids"])
     return data
 
 
