@@ -129,9 +129,11 @@ class AttentionStage {
     this.handle.value = this.variant;
     this.handle.setAttribute("aria-valuetext", value);
     this.handleValue.textContent = value;
-    this.handleSum.textContent = fill(T.handle_sum, { flops: si(d.total_flops), one_flops: si(d.one_pass_flops),
+    const sum = fill(T.handle_sum, { flops: si(d.total_flops), one_flops: si(d.one_pass_flops),
       bytes: si(d.total_bytes, "B"), one: si(d.one_pass_bytes, "B"), extra: this.extraPercent(),
       diff: d.max_abs_diff.toExponential(1) });
+    // A narrow column wraps between the figures (at their "·"), never inside one ("8.9e-" / "16").
+    this.handleSum.replaceChildren(...sum.split(/(\s*·\s*)/).map((part, i) => i % 2 ? document.createTextNode(part) : el("span", "", part)));
     this.p.box.dataset.variant = String(d.chunk);
   }
 

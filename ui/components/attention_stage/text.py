@@ -51,6 +51,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ast.handle_value_one": ("{chunk} tokens → 1 chunk", "每块 {chunk} 个 token → 1 个分块"),
     "ast.handle_sum": ("All chunks: {flops} FLOPs (one pass {one_flops}) · KV read {bytes} (one pass {one}, {extra}%) "
                        "· max |Δ| {diff}",
-                       "全部分块：FLOPs {flops}（整体计算 {one_flops}）· 读取 KV {bytes}（整体计算 {one}，{extra}%）"
+                       "合计：FLOPs {flops}（整体计算 {one_flops}）· 读取 KV {bytes}（整体计算 {one}，{extra}%）"
                        "· 最大 |Δ| {diff}"),
 }
