@@ -54,7 +54,8 @@ def test_chapter_3s_handle_runs_are_the_demo_at_each_chunk_size():
         demo = run_attention_demo(num_tokens=LECTURE_EXAMPLE["num_tokens"], head_dim=LECTURE_EXAMPLE["head_dim"],
                                   chunk_tokens=chunk)
         assert run["chunk"] == chunk and run["num_chunks"] == len(demo.chunks) == -(-64 // chunk)
-        assert run["total_flops"] == demo.total_attention_flops == demo.one_pass_attention_flops == run["one_pass_flops"]
+        assert run["total_flops"] == demo.total_attention_flops == demo.one_pass_attention_flops
+        assert run["one_pass_flops"] == demo.one_pass_attention_flops
         assert run["total_bytes"] == demo.total_kv_read_bytes and run["one_pass_bytes"] == demo.one_pass_kv_read_bytes
         assert run["max_abs_diff"] == demo.max_abs_diff
         assert run["chunks"]["end"] == [r.end_token for r in demo.chunks]

@@ -26,8 +26,8 @@ pytestmark = pytest.mark.e2e
 VIEW = {"width": 1280, "height": 720}
 BOX = ".st-key-stage .cv.attention"
 # The handle's texts, the stage's readout and its info column; `tag` survives only if the element is never rebuilt.
-_READ = """(e) => ({value: e.querySelector('.handle-value').textContent, sum: e.querySelector('.handle-sum').textContent,
-  readout: e.querySelector('.readout').textContent, info: e.querySelector('.info').innerText,
+_READ = """(e) => ({value: e.querySelector('.handle-value').textContent,
+  sum: e.querySelector('.handle-sum').textContent, readout: e.querySelector('.readout').textContent, info: e.querySelector('.info').innerText,
   cursor: e.dataset.cursor, variant: e.dataset.variant, tag: e.__handleTest === 1})"""
 # Distinct canvas frames seen over 350 ms of animation frames (a tween's in-betweens and its last frame).
 _FRAMES = """async (e) => { const c = e.querySelector('canvas'), seen = new Set(), t0 = performance.now();

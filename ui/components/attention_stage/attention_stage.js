@@ -56,7 +56,8 @@ class AttentionStage {
     // a clicker's PageDown / PageUp, B and F still go to the stage.
     const stageKey = p.onKey.bind(p);
     p.onKey = (ev) => {
-      if (this.handle && ev.composedPath()[0] === this.handle && !["PageDown", "PageUp", "b", "B", "f", "F"].includes(ev.key)) return;
+      const clicker = ["PageDown", "PageUp", "b", "B", "f", "F"].includes(ev.key);
+      if (this.handle && ev.composedPath()[0] === this.handle && !clicker) return;
       stageKey(ev);
     };
     const destroy = p.destroy.bind(p);
@@ -108,8 +109,9 @@ class AttentionStage {
   buildHandle() {
     const v = this.base.variants, T = this.T, box = el("div", "handle-box"), row = el("div", "handle-row");
     row.appendChild(el("span", "handle-label", T.handle_label));
-    this.handle = el("input", "handle"); this.handle.type = "range"; this.handle.min = 0; this.handle.max = v.values.length - 1;
-    this.handle.step = 1; this.handle.setAttribute("aria-label", T.handle_label);
+    const h = (this.handle = el("input", "handle"));
+    Object.assign(h, { type: "range", min: 0, max: v.values.length - 1, step: 1 });
+    h.setAttribute("aria-label", T.handle_label);
     const ticks = el("datalist"); ticks.id = `cv-chunk-handle-${this.key}`;
     v.values.forEach((_, i) => { const o = el("option"); o.value = i; ticks.appendChild(o); });
     this.handle.setAttribute("list", ticks.id);
@@ -133,7 +135,8 @@ class AttentionStage {
       bytes: si(d.total_bytes, "B"), one: si(d.one_pass_bytes, "B"), extra: this.extraPercent(),
       diff: d.max_abs_diff.toExponential(1) });
     // A narrow column wraps between the figures (at their "·"), never inside one ("8.9e-" / "16").
-    this.handleSum.replaceChildren(...sum.split(/(\s*·\s*)/).map((part, i) => i % 2 ? document.createTextNode(part) : el("span", "", part)));
+    const parts = sum.split(/(\s*·\s*)/);  // figures at even places, their separators between
+    this.handleSum.replaceChildren(...parts.map((part, i) => (i % 2 ? document.createTextNode(part) : el("span", "", part))));
     this.p.box.dataset.variant = String(d.chunk);
   }
 
@@ -241,7 +244,11 @@ class AttentionStage {
     ctx.setLineDash([4, 3]); ctx.strokeStyle = "rgba(128,128,128,.9)"; ctx.lineWidth = 1;
     this.stairs(ctx, X, Y, 0, n, 0); ctx.stroke(); ctx.setLineDash([]);
     // Every cell coloured by the chunk that computed it (the one-pass check; faded in and out by a tween).
-    const byChunk = () => { for (let k = 0; k < K; k++) { ctx.fillStyle = C.cycle[k % C.cycle.length]; this.stairs(ctx, X, Y, ch.start[k], ch.end[k], 0); ctx.fill(); } };
+    const byChunk = () => {
+      for (let k = 0; k < K; k++) {
+        ctx.fillStyle = C.cycle[k % C.cycle.length]; this.stairs(ctx, X, Y, ch.start[k], ch.end[k], 0); ctx.fill();
+      }
+    };
     if (st.eq >= 1) byChunk();
     else {
       const a = st.a, b = st.b;
