@@ -17,6 +17,9 @@ DEFAULT_BYTES_PER_ELEMENT = 2  # bf16 K and V in the cache
 # The lecture's one example (chapter 3's stage, /attention opened from it, chapter 9's FLOPs claim): one set of
 # numbers on every page that shows it.
 LECTURE_EXAMPLE = {"num_tokens": 64, "head_dim": 64, "chunk_tokens": 16}
+# Chapter 3's chunk-size handle: the lecture's example run at each of these chunk sizes (the lecture's 16 among them,
+# where the handle opens). 16 chunks of 4 down to one pass of 64; 24 leaves a shorter last chunk (24, 24, 16).
+LECTURE_CHUNK_GRID_TOKENS = (4, 8, 16, 24, 32, 64)
 
 
 def _check_int_range(name: str, value: object, low: int, high: int) -> None:

@@ -37,3 +37,9 @@ def stage_data(num_tokens: int, head_dim: int, chunk_tokens: int, demo: ChunkedA
             "one_pass_flops": demo.one_pass_attention_flops, "total_bytes": demo.total_kv_read_bytes,
             "one_pass_bytes": demo.one_pass_kv_read_bytes, "total_pairs": demo.total_attention_pairs,
             "max_abs_diff": demo.max_abs_diff}
+
+
+def chunk_variants(num_tokens: int, head_dim: int, chunk_sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+    """stage_data of the same Q/K/V (same sizes and seed) at each chunk size, in order: the runs a chunk-size handle
+    switches between in the browser."""
+    return [stage_data(num_tokens, head_dim, chunk) for chunk in chunk_sizes]

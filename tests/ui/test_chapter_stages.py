@@ -9,6 +9,7 @@ import json
 import pytest
 
 from chunkviz.analysis.scenario import run_scenario
+from chunkviz.lessons.attention_math import LECTURE_CHUNK_GRID_TOKENS
 from chunkviz.lessons.chapters import PRESETS, chapter, scenario_for
 from chunkviz.lessons.predictions import prediction
 from chunkviz.lessons.sharing import sharing_figures
@@ -31,6 +32,14 @@ def test_chapter_3_draws_the_attention_pages_example(lang):
     assert data["start"] == 0 and data["slide"] is True  # opens before chunk 1; lecture mode draws it compact
     assert data["total_flops"] == data["one_pass_flops"]  # chunked = one pass, as the chapter's text says
     assert at.radio(key="c3_pred").value is None
+    # The chunk-size handle: the example at each size of the grid, sent with the page, opening on the lecture's 16.
+    v = data["variants"]
+    assert v["values"] == list(LECTURE_CHUNK_GRID_TOKENS) and v["values"][v["index"]] == 16
+    # It stays free before the answer because nothing it prints decides the question: the question's prompt and
+    # budget are not the example's, and no size of the grid gives the answer's step count as its chunk count.
+    p = prediction(3)
+    assert (p.value("prompt_tokens"), p.value("budget_tokens")) not in {(r["n"], r["chunk"]) for r in v["runs"]}
+    assert p.value(f"steps_{p.correct_option}") not in {r["num_chunks"] for r in v["runs"]}
 
 
 def test_chapter_4_draws_its_shared_prompt_run_with_ref_counts_rising():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunkviz.lessons.attention_math import ChunkedAttentionDemo
+from chunkviz.lessons.attention_math import LECTURE_CHUNK_GRID_TOKENS, ChunkedAttentionDemo
 from chunkviz.lessons.chapters import PRESETS, Chapter
 from chunkviz.simulator.trace import Trace
 from ui.components.attention_stage import mount as attention_stage
@@ -47,9 +47,14 @@ def _stage_extras(ch: Chapter) -> dict:
 
 
 def attention_slide(ch: Chapter, traces: dict[str, Trace], demo: ChunkedAttentionDemo) -> None:
-    """Chapter 3: the attention page's example (`demo`) stepped chunk by chunk over the (query, key) matrix."""
+    """Chapter 3: the attention page's example (`demo`) stepped chunk by chunk over the (query, key) matrix, with a
+    chunk-size handle over LECTURE_CHUNK_GRID_TOKENS (the example re-run at each size, all sent once; it opens on
+    the example's own size, so chapter 9 and /attention print the same figures). The handle stays free before the
+    answer: its figures are the 64-token example's (chunks, FLOPs, KV bytes, |Δ|), and none of them is the
+    question's, which asks for the steps of the lecture run's own prompt at its own budget (only in the verdict)."""
     with st.container(key="stage"):
-        mounted = attention_stage.render(demo, key=f"c{ch.number}_attention", extras=_stage_extras(ch))
+        mounted = attention_stage.render(demo, key=f"c{ch.number}_attention", extras=_stage_extras(ch),
+                                         chunk_grid=LECTURE_CHUNK_GRID_TOKENS)
     lang, title = current_lang(), t(f"chx.title.{ch.number}")
     _question_and_download(ch, traces, lambda: attention_html(mounted, lang, title=title))
 

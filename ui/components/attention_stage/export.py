@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chunkviz.lessons.attention_math import ChunkedAttentionDemo, run_attention_demo
-from chunkviz.lessons.attention_stage import stage_data
+from chunkviz.lessons.attention_stage import chunk_variants, stage_data
 from ui import palette
 from ui.components.stage_player import mount as stage_component
 from ui.components.attention_stage.text import TEXTS
@@ -33,12 +33,20 @@ COMPONENT = Component(stage_component.parts(Path(__file__).resolve().parent, "at
 START = StartParam(URL_PARAM, "start")
 
 
-def payload(demo: ChunkedAttentionDemo, lang: str) -> dict:
-    """Everything the stage draws for this demo, in `lang` (without the start cursor)."""
+def payload(demo: ChunkedAttentionDemo, lang: str, chunk_grid: tuple[int, ...] = ()) -> dict:
+    """Everything the stage draws for this demo, in `lang` (without the start cursor). With `chunk_grid` (chunk
+    sizes, the demo's among them), also `variants`: the demo re-run at each of those sizes, sent once, for the
+    stage's chunk-size handle (attention_stage.js useVariant), which opens on the demo's own size."""
     text = {key.removeprefix("ast."): tr(key, lang) for key in TEXTS}
-    data = {**stage_data(demo.num_tokens, demo.head_dim, demo.chunk_tokens, demo), "text": text,
-            "colours": COLOURS, "url_param": URL_PARAM, "speeds": list(stage_component.SPEEDS_STEPS_PER_S),
-            "default_speed": stage_component.DEFAULT_SPEED}
+    drawn = stage_data(demo.num_tokens, demo.head_dim, demo.chunk_tokens, demo)
+    data: dict = {**drawn, "text": text, "colours": COLOURS, "url_param": URL_PARAM,
+                  "speeds": list(stage_component.SPEEDS_STEPS_PER_S), "default_speed": stage_component.DEFAULT_SPEED}
+    if chunk_grid:
+        runs = chunk_variants(demo.num_tokens, demo.head_dim, chunk_grid)
+        own = [i for i, run in enumerate(runs) if run == drawn]
+        if not own:  # the handle must open on the very run drawn without it (same size, seed and bytes)
+            raise ValueError(f"chunk grid {chunk_grid} holds no run equal to the demo (chunk {demo.chunk_tokens})")
+        data["variants"] = {"values": list(chunk_grid), "index": own[0], "runs": runs}
     return stage_component.with_version(data)
 
 

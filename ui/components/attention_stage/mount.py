@@ -19,10 +19,12 @@ from ui.i18n import current_lang
 _mount = stage_component.register("chunkviz_attention_stage", Path(__file__).resolve().parent, "attention_stage")
 
 
-def render(demo: ChunkedAttentionDemo, key: str = KEY, extras: dict | None = None) -> dict:
+def render(demo: ChunkedAttentionDemo, key: str = KEY, extras: dict | None = None,
+           chunk_grid: tuple[int, ...] = ()) -> dict:
     """Mount the stage for `demo` (the page's cached run_attention_demo) under `key`, `extras` (JSON) added to the
-    payload; returns the data mounted (the page's "Download this view" writes exactly that)."""
-    data = dict(payload(demo, current_lang()))
+    payload, with a chunk-size handle over `chunk_grid` if given; returns the data mounted (the page's "Download
+    this view" writes exactly that)."""
+    data = dict(payload(demo, current_lang(), chunk_grid))
     if extras:
         data.update(extras)
         stage_component.with_version(data)

@@ -26,6 +26,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ast.lg_rows": ("this chunk's queries", "本分块的查询"),
     "ast.lg_later": ("not computed yet", "尚未计算"),
     "ast.start_head": ("{n} prompt tokens in chunks of {chunk}: {num} chunks", "{n} 个提示词 token，每块 {chunk} 个：共 {num} 个分块"),
+    "ast.start_head_one": ("{n} prompt tokens in chunks of {chunk}: 1 chunk", "{n} 个提示词 token，每块 {chunk} 个：共 1 个分块"),
     "ast.start_hint": ("Nothing computed and nothing cached yet. Press → to run chunk 1.",
                        "还没有计算，也没有缓存。按 → 运行第 1 个分块。"),
     "ast.chunk_head": ("Chunk {k} of {num}: queries {a}–{b}", "第 {k}/{num} 个分块：查询 {a}–{b}"),
@@ -36,6 +37,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ast.work_line": ("{pairs} (query, key) pairs · {flops} FLOPs · {bytes} of KV read",
                       "{pairs} 个（查询，键）对 · {flops} FLOPs · 读取 KV {bytes}"),
     "ast.equal_head": ("{num} chunks together = one causal pass", "{num} 个分块合起来 = 一次因果计算"),
+    "ast.equal_head_one": ("1 chunk = one causal pass", "1 个分块 = 一次因果计算"),
     "ast.equal_diff": ("max |Δ| against one pass: {diff} (float64 rounding only)", "与整体计算的最大 |Δ|：{diff}（只是 float64 舍入）"),
     "ast.equal_flops": ("attention FLOPs {flops}: the same as one pass", "注意力 FLOPs {flops}：与整体计算相同"),
     "ast.differ_flops": ("attention FLOPs {flops}: differs from one pass", "注意力 FLOPs {flops}：与整体计算不同"),
@@ -43,4 +45,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ast.flops_bar": ("attention FLOPs so far: {v} (one pass: {one})", "目前的注意力 FLOPs：{v}（整体计算：{one}）"),
     "ast.bytes_bar": ("KV bytes read so far: {v} (one pass: {one})", "目前读取的 KV 字节：{v}（整体计算：{one}）"),
     "ast.one_pass": ("one pass", "整体计算"),
+    # Chapter 3's chunk-size handle (attention_stage.js buildHandle): the same example at another chunk size.
+    "ast.handle_label": ("Chunk size", "分块大小"),
+    "ast.handle_value": ("{chunk} tokens → {num} chunks", "每块 {chunk} 个 token → {num} 个分块"),
+    "ast.handle_value_one": ("{chunk} tokens → 1 chunk", "每块 {chunk} 个 token → 1 个分块"),
+    "ast.handle_sum": ("All chunks: {flops} FLOPs (one pass {one_flops}) · KV read {bytes} (one pass {one}, {extra}%) "
+                       "· max |Δ| {diff}",
+                       "合计：FLOPs {flops}（整体计算 {one_flops}）· 读取 KV {bytes}（整体计算 {one}，{extra}%）"
+                       "· 最大 |Δ| {diff}"),
 }
