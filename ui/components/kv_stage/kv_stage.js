@@ -25,7 +25,6 @@ function ordinal(t, n) {
   const key = teen || last > 3 || last === 0 ? "ord_n" : "ord_" + last;
   return fill(t(key), { n });
 }
-const SLIDE_GRID_COMPACT_PX = 6 * SLIDE_ROW_PX;  // once its question is answered (.kvs.slide.compact): six rows
 
 function shortList(ids, limit = 8) {
   return ids.slice(0, limit).join(", ") + (ids.length > limit ? " …" : "");
@@ -59,10 +58,12 @@ function replay(d) {
 
 class KvStage {
   constructor(root, data, key) {
-    this.d = data; this.key = key; this.root = root;
+    // The element's own key (st-key-<key>), not the component's: Streamlit may mount the element afresh under a new
+    // component id when the question is answered, and the cursor must survive that (STAGE_STATE is keyed by it).
+    this.d = data; this.key = elementKey(root, key); this.root = root;
     this.n = data.step.length; this.B = data.num_blocks;
     Object.assign(this, replay(data));
-    const saved = STAGE_STATE[key] || {};
+    const saved = STAGE_STATE[this.key] || {};
     const start = saved.cursor !== undefined ? saved.cursor : data.step0;
     this.cursor = Math.min(Math.max(start | 0, 0), this.n - 1);
     this.speed = saved.speed ?? data.default_speed;
@@ -122,7 +123,7 @@ class KvStage {
     this.tableBox = el("div", "rows"); tables.appendChild(this.tableBox);
     if (d.slide) {  // a lecture chapter's slide (1280×720): grid and legend beside the block tables; CSS hides the rest
       box.classList.add("slide");
-      if (d.compact) box.classList.add("compact");  // answered: the verdict takes a grid row's height
+      if (d.compact) box.classList.add("compact");  // answered: a one-line caption makes room for the verdict
       const cols = el("div", "cols"), left = el("div", "left");
       left.append(grid); cols.append(left, tables); box.append(cols, legend, free, spark);  // the legend: one line
     } else {
@@ -236,7 +237,7 @@ class KvStage {
       if (n.dataset.tip) h.cell = b;
     }
     if (n.dataset.blocks !== undefined) h.blocks = ids(n.dataset.blocks);
-    if (n.dataset.rs !== undefined) { h.rs = ids(n.dataset.rs); if (!h.blocks) h.blocks = this.blocksOf(h.rs); }
+    if (n.dataset.rs !== undefined) h.rs = ids(n.dataset.rs);  // a name or a row: drawLinked shows its blocks
     if (h.rs && !h.rs.length) delete h.rs;
     return h;
   }
@@ -254,8 +255,6 @@ class KvStage {
   }
 
   holdersOf(b) { return this.holders(this.cursor).get(b) || []; }
-
-  blocksOf(rs) { return this.tables[this.cursor].filter(([r]) => rs.includes(r)).flatMap(([, , t]) => t); }
 
   liveRequests(i) { return [...new Set(this.tables[i].map(([r]) => r))].sort((a, b) => a - b); }
 
@@ -412,7 +411,7 @@ class KvStage {
     // the first changed block. Its place is computed, not measured: reading layout would force a reflow every step.
     const lead = this.d.captions[i][0], leadBlock = lead && lead.b && lead.b.length ? lead.b[0] : -1;
     const follow = ch.has(leadBlock) ? leadBlock : firstChanged;
-    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? (this.d.compact ? SLIDE_GRID_COMPACT_PX : SLIDE_GRID_PX) : 440, rows = Math.ceil(this.B / 16);
+    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
     if (follow >= 0 && rows * rowPx > boxPx) {
       const top = Math.floor(follow / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
       if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - (this.d.slide ? rowPx - 8 : 8), 0);  // a slide: one row above, whole
