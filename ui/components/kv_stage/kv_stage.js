@@ -4,13 +4,20 @@
 // Appended to ui/stage_player.js (ui/stage_component.py): el, fill, the clicker's keys (PageDown / PageUp between
 // the bookmarks, B blank, F full screen), the saved state and mountStage are the shared player's; the controls are
 // the stage's own (its speeds include the simulated clock).
-// Invariant: data is read-only; the drawing is a pure function of (data, cursor, hover); no step waits for the server.
+// Linked highlighting: a request under the pointer (its cells, its table, its name, a shared block's owners), else
+// the one pinned by a tap, Enter / Space on its name or ↑ / ↓, is emphasised in every view and the rest dimmed;
+// Escape lets go. It lives in the browser only (no rerun). A step's change is a 200 ms tween (s40 motion convention:
+// data-motion-ms, data-animating), none under prefers-reduced-motion; its last frame is the step's plain drawing.
+// Invariant: data is read-only; the drawing is a pure function of (data, cursor, focus, hover); no step waits for the
+// server.
 
 const F = 5;  // per block and step: owner request (-1 free), sample, ref count, cached 0/1, tokens filled
 const SHOW_CAPTIONS = 3;  // caption lines drawn; the rest are counted in one "… and N more" line
 const SLIDE_ROW_PX = 25;  // a chapter slide's grid row: 22 px cells + 3 px gap (kv_stage.css .kvs.slide .cell)
 const SLIDE_GRID_PX = 8 * SLIDE_ROW_PX;  // the slide's grid box shows eight rows (css .kvs.slide .gridscroll)
 const FOCUS_HEAD = 1, FOCUS_TAIL = 3;  // a slide's focus tables: the first and last logical blocks, "⋮" between
+const MOTION_MS = 200;  // a step's tween (s40 convention: 150–300 ms); 0 under prefers-reduced-motion
+const ids = (text) => (text ? text.split(",").map(Number) : []);
 
 // A free-queue place as an ordinal ("1st", "2nd", 中文 "第1"), never "#0": a bare number reads as a block id.
 function ordinal(t, n) {
@@ -18,7 +25,6 @@ function ordinal(t, n) {
   const key = teen || last > 3 || last === 0 ? "ord_n" : "ord_" + last;
   return fill(t(key), { n });
 }
-const SLIDE_GRID_COMPACT_PX = 6 * SLIDE_ROW_PX;  // once its question is answered (.kvs.slide.compact): six rows
 
 function shortList(ids, limit = 8) {
   return ids.slice(0, limit).join(", ") + (ids.length > limit ? " …" : "");
@@ -52,14 +58,19 @@ function replay(d) {
 
 class KvStage {
   constructor(root, data, key) {
-    this.d = data; this.key = key; this.root = root;
+    // The element's own key (st-key-<key>), not the component's: Streamlit may mount the element afresh under a new
+    // component id when the question is answered, and the cursor must survive that (STAGE_STATE is keyed by it).
+    this.d = data; this.key = elementKey(root, key); this.root = root;
     this.n = data.step.length; this.B = data.num_blocks;
     Object.assign(this, replay(data));
-    const saved = STAGE_STATE[key] || {};
+    const saved = STAGE_STATE[this.key] || {};
     const start = saved.cursor !== undefined ? saved.cursor : data.step0;
     this.cursor = Math.min(Math.max(start | 0, 0), this.n - 1);
     this.speed = saved.speed ?? data.default_speed;
     this.playing = false; this.acc = 0; this.simMs = 0; this.hover = null;
+    this.pinR = null;  // the requests pinned (a tap, Enter / Space, ↑ / ↓), or null; the hover's requests win
+    this.anims = []; this.tweenToken = 0; this.shown = -1;  // the running tween's animations; the step drawn
+    this.reduceMq = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
     this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastShown = -2; this.drawMs = 0;
     // PageDown / PageUp stop at every bookmark's step (prefix hit, copy-on-write, eviction, preemption), in order.
     this.stops = data.jump_kinds.flatMap((k) => data.jumps[k]);
@@ -112,7 +123,7 @@ class KvStage {
     this.tableBox = el("div", "rows"); tables.appendChild(this.tableBox);
     if (d.slide) {  // a lecture chapter's slide (1280×720): grid and legend beside the block tables; CSS hides the rest
       box.classList.add("slide");
-      if (d.compact) box.classList.add("compact");  // answered: the verdict takes a grid row's height
+      if (d.compact) box.classList.add("compact");  // answered: a one-line caption makes room for the verdict
       const cols = el("div", "cols"), left = el("div", "left");
       left.append(grid); cols.append(left, tables); box.append(cols, legend, free, spark);  // the legend: one line
     } else {
@@ -121,6 +132,11 @@ class KvStage {
     this.tip = el("div", "tip"); box.appendChild(this.tip);
     box.appendChild(el("div", "cv-cover", this.t("blank")));
     box.addEventListener("pointerdown", () => { window.__cvTimelineActive = this.key; });
+    // One listener for every view: what is under the pointer names its blocks (data-b) or requests (data-rs).
+    box.addEventListener("pointerover", (ev) => { this.hoverEl = ev.target; this.setHover(this.hoverAt(ev.target)); });
+    box.addEventListener("pointerleave", () => { this.hoverEl = null; this.setHover(null); });
+    box.addEventListener("click", (ev) => { const rs = this.requestsAt(ev.target); if (rs.length) this.pin(rs); });
+    box.dataset.motionMs = String(this.motionMs());
     this.root.appendChild(box);
   }
 
@@ -131,11 +147,9 @@ class KvStage {
     this.cells = [];
     for (let b = 0; b < this.B; b++) {
       if (b % 16 === 0) this.grid.appendChild(el("div", "rowlabel", String(b)));  // row = blocks b … b+15
-      const c = el("div", "cell"); c.dataset.b = b;
+      const c = el("div", "cell"); c.dataset.b = b; c.dataset.tip = "1";
       c.append(el("span", "o"), el("span", "k"), el("span", "r"), el("span", "q"), el("span", "badge"));
-      c.onmouseenter = () => this.setHover({ blocks: [b], cell: b });
-      c.onmouseleave = () => this.setHover(null);
-      this.grid.appendChild(c); this.cells.push({ node: c, sig: "" });
+      this.grid.appendChild(c); this.cells.push({ node: c, sig: "", used: false, owner: -1, ref: 0, bg: "", ink: "" });
     }
     this.gridScroll.appendChild(this.grid); wrap.appendChild(this.gridScroll);
     wrap.appendChild(el("div", "note", this.t("grid_note")));
@@ -205,7 +219,103 @@ class KvStage {
     this.saveUrlSoon();
   }
 
-  setHover(h) { this.hover = h; this.drawHover(); }
+  setHover(h) {
+    const key = JSON.stringify(h);
+    if (key === this.hoverKey) return;  // pointerover fires on every child: the same thing, nothing to redo
+    this.hoverKey = key; this.hover = h; this.drawLinked(); this.drawHover();
+  }
+
+  // What the element under the pointer stands for: a block (data-b: a cell, a table entry, a free-queue place; its
+  // requests are the tables that hold it now, so a shared prefix block names all its owners), or requests (data-rs:
+  // a name, a table row), or a caption line (data-blocks and data-rs). The tooltip is for cells (data-tip).
+  hoverAt(target) {
+    const n = target && target.closest ? target.closest("[data-b], [data-rs], [data-blocks]") : null;
+    if (!n || !this.box.contains(n)) return null;
+    const h = {};
+    if (n.dataset.b !== undefined) {
+      const b = +n.dataset.b; h.blocks = [b]; h.rs = this.holdersOf(b);
+      if (n.dataset.tip) h.cell = b;
+    }
+    if (n.dataset.blocks !== undefined) h.blocks = ids(n.dataset.blocks);
+    if (n.dataset.rs !== undefined) h.rs = ids(n.dataset.rs);  // a name or a row: drawLinked shows its blocks
+    if (h.rs && !h.rs.length) delete h.rs;
+    return h;
+  }
+
+  requestsAt(target) { const h = this.hoverAt(target); return h && h.rs ? h.rs : []; }
+
+  // Block → the requests whose tables hold it at step i (one array per distinct tables array, so a quiet step reuses it).
+  holders(i) {
+    const rows = this.tables[i];
+    if (rows === this.holderRows) return this.holderMap;
+    const m = new Map();
+    for (const [r, , t] of rows) for (const b of t) { const a = m.get(b); if (!a) m.set(b, [r]); else if (!a.includes(r)) a.push(r); }
+    this.holderRows = rows; this.holderMap = m;
+    return m;
+  }
+
+  holdersOf(b) { return this.holders(this.cursor).get(b) || []; }
+
+  liveRequests(i) { return [...new Set(this.tables[i].map(([r]) => r))].sort((a, b) => a - b); }
+
+  focusRs() { return this.hover && this.hover.rs ? this.hover.rs : this.pinR; }
+
+  // Pin `rs` (the same again lets go); a slide's table panel shows a pinned request's tables, so redraw.
+  pin(rs) {
+    this.pinR = rs && rs.length && (!this.pinR || this.pinR.join() !== rs.join()) ? rs : null;
+    this.draw();
+  }
+
+  // ↑ / ↓: pin the request after / before the pinned one among those holding blocks now.
+  cycleFocus(step) {
+    const all = this.liveRequests(this.cursor);
+    if (!all.length) return;
+    const at = this.pinR && this.pinR.length === 1 ? all.indexOf(this.pinR[0]) : -1;
+    this.pinR = [all[at < 0 ? (step > 0 ? 0 : all.length - 1) : (at + step + all.length) % all.length]];
+    this.hover = null; this.hoverKey = "null"; this.draw();
+  }
+
+  // Linked highlighting: the focused requests' cells, table rows / columns and names "on", everything else "dim";
+  // data-focus-r, data-pinned and the per-view counts (data-hl-grid: cells, data-hl-tables: tables, data-hl-list:
+  // names) say what is drawn, for tests.
+  drawLinked() {
+    const f = this.focusRs(), ds = this.box.dataset;
+    ds.focusR = f ? f.join(",") : ""; ds.pinned = this.pinR ? this.pinR.join(",") : "";
+    if (!f && !this.linked) { ds.hlGrid = ds.hlTables = ds.hlList = "0"; return; }
+    this.linked = !!f; this.box.classList.toggle("linked", !!f);
+    const H = this.holders(this.cursor), mine = (rs) => !!f && rs.some((r) => f.includes(r));
+    const mark = (node, on) => { node.classList.toggle("on", on); node.classList.toggle("dim", !!f && !on); return on ? 1 : 0; };
+    let grid = 0, tables = 0, list = 0;
+    this.cells.forEach(({ node }, b) => { grid += mark(node, mine(H.get(b) || [])); });
+    this.box.querySelectorAll(".trow, .fcol").forEach((n) => { tables += mark(n, mine(ids(n.dataset.rs))); });
+    this.box.querySelectorAll(".seq[data-rs]").forEach((n) => {
+      list += mark(n, mine(ids(n.dataset.rs)));
+      n.setAttribute("aria-pressed", this.pinR && this.pinR.join() === n.dataset.rs ? "true" : "false");
+    });
+    this.box.querySelectorAll(".cowblock").forEach((n) => mark(n, mine(H.get(+n.dataset.b) || [])));
+    ds.hlGrid = grid; ds.hlTables = tables; ds.hlList = list;
+  }
+
+  // A request's name as a control: Tab reaches it, Enter / Space pins it (onKey), a tap pins it (the box's click).
+  nameChip(rs, label, colourR) {
+    const d = this.d, chip = el("span", "seq", label);
+    chip.style.background = d.owner_colours[colourR % d.owner_colours.length];
+    chip.style.color = d.owner_ink[colourR % d.owner_ink.length];
+    chip.dataset.rs = rs.join(","); chip.tabIndex = 0; chip.setAttribute("role", "button");
+    chip.setAttribute("aria-pressed", "false");
+    return chip;
+  }
+
+  // Rebuilding a view must not drop the keyboard's place: the name that had the focus gets it back.
+  keepFocus(fn) {
+    const root = this.box.getRootNode(), had = root.activeElement;
+    const rs = had && this.box.contains(had) && had.dataset ? had.dataset.rs : undefined;
+    fn();
+    if (rs !== undefined && !had.isConnected) {
+      const again = [...this.box.querySelectorAll(".seq[data-rs]")].find((n) => n.dataset.rs === rs);
+      (again || this.box).focus({ preventScroll: true });
+    }
+  }
 
   at(i, b, f) { return this.states[(i * this.B + b) * F + f]; }
 
@@ -221,10 +331,16 @@ class KvStage {
       b.title = next === undefined ? fill(this.t("jump_none"), { what: this.t("j_" + k) }) : `→ ${d.step[next]}`;
     });
     this.drawCaption(i);
-    this.drawGrid(i);
+    const changed = this.drawGrid(i);
     this.drawFree(i);
-    this.drawTables(i);
+    this.keepFocus(() => this.drawTables(i));
     this.drawSpark(i);
+    this.tween(this.shown, i, changed);
+    this.shown = i;
+    // The pointer's place read again for this step (a cell's owners change); a rebuilt view keeps the hover it had.
+    if (this.hover && this.hoverEl && this.hoverEl.isConnected) this.hover = this.hoverAt(this.hoverEl);
+    this.hoverKey = JSON.stringify(this.hover);
+    this.drawLinked();
     this.drawHover();
     this.drawMs += performance.now() - t0;  // the drawing's own cost, for bench/browser_bench.py
     this.afterDraw(i);
@@ -253,8 +369,8 @@ class KvStage {
       const line = el("div", n === 0 ? "first" : "");
       if (c.k !== "none") { const g = el("i", "badge-sample", GLYPHS[c.k]); g.style.background = this.d.change_colours[this.d.change_kinds.indexOf(c.k)]; line.appendChild(g); }
       line.appendChild(document.createTextNode(this.captionText(c)));
-      line.onmouseenter = () => this.setHover({ blocks: c.k === "cow" ? [c.from, ...c.b] : c.b });  // CoW: both
-      line.onmouseleave = () => this.setHover(null);
+      line.dataset.blocks = (c.k === "cow" ? [c.from, ...c.b] : c.b || []).join(",");  // CoW: both blocks
+      if (c.r !== null && c.r !== undefined) line.dataset.rs = String(c.r);
       lines.push(line);
     });
     if (items.length > SHOW_CAPTIONS) lines.push(el("div", "more", fill(this.t("c_more"), { n: items.length - SHOW_CAPTIONS })));
@@ -264,18 +380,21 @@ class KvStage {
   drawGrid(i) {
     const d = this.d, ch = this.changes[i], queue = new Map(this.heads[i].map((b, n) => [b, n]));
     let firstChanged = -1;
+    const changed = [];  // the cells redrawn, with what they showed before (the tween starts from it)
     for (let b = 0; b < this.B; b++) {
       const owner = this.at(i, b, 0), ref = this.at(i, b, 2), cached = this.at(i, b, 3);
       const mask = ch.get(b) || 0, q = queue.has(b) ? queue.get(b) : -1;
       if (mask && firstChanged < 0) firstChanged = b;
       const sig = `${owner}|${ref}|${cached}|${mask}|${q}`, cell = this.cells[b];
       if (sig === cell.sig) continue;
+      changed.push({ b, was: { used: cell.used, owner: cell.owner, ref: cell.ref, bg: cell.bg, ink: cell.ink } });
       cell.sig = sig;
       const node = cell.node, [o, k, r, qs, badge] = node.children;
       const used = ref > 0 && owner >= 0, colour = used ? d.owner_colours[owner % d.owner_colours.length] : null;
       node.className = "cell" + (used ? " used" : cached ? " cached" : " empty") + (mask ? " changed" : "");
       node.style.background = used ? colour : cached ? d.cached_colour : "";
       node.style.color = used ? d.owner_ink[owner % d.owner_ink.length] : cached ? d.cached_ink : "";
+      Object.assign(cell, { used, owner, ref, bg: node.style.background, ink: node.style.color });
       o.textContent = used ? "R" + owner : "";
       r.textContent = used && ref > 1 ? "×" + ref : "";
       k.textContent = cached ? "●" : "";
@@ -292,11 +411,12 @@ class KvStage {
     // the first changed block. Its place is computed, not measured: reading layout would force a reflow every step.
     const lead = this.d.captions[i][0], leadBlock = lead && lead.b && lead.b.length ? lead.b[0] : -1;
     const follow = ch.has(leadBlock) ? leadBlock : firstChanged;
-    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? (this.d.compact ? SLIDE_GRID_COMPACT_PX : SLIDE_GRID_PX) : 440, rows = Math.ceil(this.B / 16);
+    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
     if (follow >= 0 && rows * rowPx > boxPx) {
       const top = Math.floor(follow / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
       if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - (this.d.slide ? rowPx - 8 : 8), 0);  // a slide: one row above, whole
     }
+    return changed;
   }
 
   // The kind a changed cell's badge shows: what the block is now (evicted-and-reused reads "evicted", a hit "hit").
@@ -317,7 +437,6 @@ class KvStage {
       chip.appendChild(el("small", "", ordinal((k) => this.t(k), n + 1))); chip.appendChild(document.createTextNode("→ " + b));
       if (cached) { chip.style.background = d.cached_colour; chip.style.color = d.cached_ink; }
       chip.dataset.b = b;
-      chip.onmouseenter = () => this.setHover({ blocks: [b] }); chip.onmouseleave = () => this.setHover(null);
       return chip;
     }));
   }
@@ -330,8 +449,8 @@ class KvStage {
     this.drawnRows = rows; this.drawnRings = ch.size > 0;
     if (!rows.length) { this.tableBox.replaceChildren(el("div", "none", this.t("tables_none"))); return; }
     this.tableBox.replaceChildren(...rows.map(([r, s, ids]) => {
-      const row = el("div", "trow"), name = el("span", "seq", this.seqName(r, s));
-      name.style.background = d.owner_colours[r % d.owner_colours.length]; name.style.color = d.owner_ink[r % d.owner_ink.length];
+      const row = el("div", "trow"), name = this.nameChip([r], this.seqName(r, s), r);
+      row.dataset.rs = String(r);
       name.appendChild(el("small", "", fill(this.t("table_n"), { n: ids.length })));
       row.appendChild(name);
       ids.forEach((b, logical) => {
@@ -339,11 +458,8 @@ class KvStage {
         chip.dataset.b = b;
         chip.append(el("small", "", String(logical)), document.createTextNode("→" + b + (ref > 1 ? " ×" + ref : "")));
         if (ch.has(b)) chip.style.setProperty("--ring", d.change_colours[Math.max(this.mainKind(ch.get(b)), 0)]);
-        chip.onmouseenter = () => this.setHover({ blocks: [b] }); chip.onmouseleave = () => this.setHover(null);
         row.appendChild(chip);
       });
-      row.onmouseenter = () => this.setHover({ blocks: ids });
-      row.onmouseleave = () => this.setHover(null);
       return row;
     }));
   }
@@ -354,6 +470,7 @@ class KvStage {
   // tables are one line of names (hover: their blocks). /kv keeps every table in full (drawTables).
   focusRequest(i) {
     const live = new Set(this.tables[i].map(([r]) => r));
+    if (this.pinR && this.pinR.length === 1 && live.has(this.pinR[0])) return this.pinR[0];  // the one pinned
     for (let k = i; k >= 0; k--) for (const c of this.d.captions[k]) if (c.r !== null && c.r !== undefined && live.has(c.r)) return c.r;
     return this.tables[i].length ? this.tables[i][0][0] : -1;
   }
@@ -383,10 +500,9 @@ class KvStage {
     const cols = el("div", "fcols");
     rows.forEach(([q, s, ids]) => {
       const label = rows.length > 1 ? fill(this.t("seq_sample"), { r: q, s }) : this.seqName(q, s);  // "sample 0" too
-      const col = el("div", "fcol"), name = el("span", "seq", label);
-      name.style.background = d.owner_colours[q % d.owner_colours.length]; name.style.color = d.owner_ink[q % d.owner_ink.length];
+      const col = el("div", "fcol"), name = this.nameChip([q], label, q);
+      col.dataset.rs = String(q);
       name.appendChild(el("small", "", fill(this.t("table_n"), { n: ids.length })));
-      name.onmouseenter = () => this.setHover({ blocks: ids }); name.onmouseleave = () => this.setHover(null);
       col.appendChild(name);
       let prev = -1;
       shown.forEach((logical) => {
@@ -399,22 +515,17 @@ class KvStage {
         chip.dataset.b = b;
         chip.append(el("small", "", String(logical)), document.createTextNode("→ " + b + (ref > 1 ? " ×" + ref : "")));
         if (ch.has(b)) chip.style.setProperty("--ring", d.change_colours[Math.max(this.mainKind(ch.get(b)), 0)]);
-        chip.onmouseenter = () => this.setHover({ blocks: [b], cell: b }); chip.onmouseleave = () => this.setHover(null);
+        chip.dataset.tip = "1";
         col.appendChild(chip);
       });
       cols.appendChild(col);
     });
-    const parts = [cols], cow = d.captions[i].find((c) => c.k === "cow");
+    const parts = [cols], cow = d.captions[i].find((c) => c.k === "cow" && c.r === r);
     if (cow) parts.push(this.cowFigure(i, cow));
     const others = [...new Set(all.map(([q]) => q))].filter((q) => q !== r);
     if (others.length) {
       const line = el("div", "others", this.t("focus_others"));
-      others.forEach((q) => {
-        const ids = all.filter(([x]) => x === q).flatMap(([, , t]) => t), chip = el("span", "seq", this.seqName(q, 0));
-        chip.style.background = d.owner_colours[q % d.owner_colours.length]; chip.style.color = d.owner_ink[q % d.owner_ink.length];
-        chip.onmouseenter = () => this.setHover({ blocks: ids }); chip.onmouseleave = () => this.setHover(null);
-        line.appendChild(chip);
-      });
+      others.forEach((q) => line.appendChild(this.nameChip([q], this.seqName(q, 0), q)));
       parts.push(line);
     }
     this.tableBox.replaceChildren(...parts);
@@ -426,17 +537,66 @@ class KvStage {
     const d = this.d, fig = el("div", "cowfig"), kind = d.change_kinds.indexOf("cow");
     const block = (b) => {
       const owner = this.at(i, b, 0), ref = this.at(i, b, 2), w = el("div", "cowblock");
-      w.dataset.b = b;
+      w.dataset.b = b; w.dataset.tip = "1";
       const cell = el("span", "cowcell", (owner >= 0 ? fill(this.t("seq_sample"), { r: owner, s: this.at(i, b, 1) }) : "") + (ref > 1 ? " ×" + ref : ""));
       if (owner >= 0) { cell.style.background = d.owner_colours[owner % d.owner_colours.length]; cell.style.color = d.owner_ink[owner % d.owner_ink.length]; }
       w.append(el("span", "cowid", fill(this.t("tip"), { b })), cell);
-      w.onmouseenter = () => this.setHover({ blocks: [b], cell: b }); w.onmouseleave = () => this.setHover(null);
       return w;
     };
     const arrow = el("span", "cowarrow", GLYPHS.cow); arrow.style.color = d.change_colours[kind];
     fig.append(block(c.from), arrow, block(c.b[0]));
     this.box.dataset.cow = c.from + ">" + c.b[0];
     return fig;
+  }
+
+  motionMs() { return this.reduceMq && this.reduceMq.matches ? 0 : MOTION_MS; }
+
+  // The step's change as a tween from the cells drawn before (`changed`, from drawGrid): a block taken grows in, a
+  // block let go fades out, a block handed to another request cross-fades, a ref count that moved pulses, and at a
+  // copy-on-write the new block slides out of the shared one (in the grid and in the slide's two-block figure).
+  // A new target cancels the running tween; a cell caught mid-way starts from the opacity it shows. Animations fill
+  // nothing, so when they end (or are cancelled) every node shows exactly the step's plain drawing.
+  tween(from, i, changed) {
+    const ds = this.box.dataset, ms = this.motionMs();
+    ds.motionMs = String(ms);
+    const now = new Map();
+    for (const a of this.anims) if (a.playState === "running" && a.effect && a.effect.target && !now.has(a.effect.target)) now.set(a.effect.target, getComputedStyle(a.effect.target).opacity);
+    this.anims.forEach((a) => a.cancel());
+    this.anims = [];
+    const token = ++this.tweenToken;
+    if (ms > 0 && from >= 0 && from !== i && changed.length) this.plan(i, changed, now, ms);
+    if (!this.anims.length) { delete ds.animating; return; }
+    ds.animating = "1";
+    Promise.allSettled(this.anims.map((a) => a.finished)).then(() => { if (token === this.tweenToken) delete ds.animating; });
+  }
+
+  plan(i, changed, now, ms) {
+    const add = (node, frames, easing = "ease-out") => {
+      if (!node.animate) return;
+      if (now.has(node) && frames[0].opacity !== undefined) frames[0].opacity = +now.get(node);  // from what shows
+      if (frames.length === 1) frames[0].offset = 0;  // one keyframe is the start; the end is the step's drawing
+      this.anims.push(node.animate(frames, { duration: ms, easing }));
+    };
+    const cow = this.d.captions[i].find((c) => c.k === "cow"), offset = (a, b) => {
+      const p = a.getBoundingClientRect(), q = b.getBoundingClientRect();  // read once, at a copy-on-write only
+      return `translate(${(p.left - q.left).toFixed(1)}px, ${(p.top - q.top).toFixed(1)}px)`;
+    };
+    for (const { b, was } of changed) {
+      const node = this.cells[b].node, owner = this.at(i, b, 0), ref = this.at(i, b, 2), used = ref > 0 && owner >= 0;
+      if (used && cow && b === cow.b[0] && this.cells[cow.from] && !(was.used && was.owner === owner)) {
+        add(node, [{ transform: offset(this.cells[cow.from].node, node), opacity: 0.5 }]);  // out of the shared block
+      } else if (used && !was.used) {
+        add(node, [{ transform: "scale(0.3)", opacity: 0 }]);
+      } else if (!used && was.used) {
+        add(node, [{ backgroundColor: was.bg || "transparent", color: was.ink || "inherit" }], "ease-in");
+      } else if (used && was.owner !== owner) {
+        add(node, [{ backgroundColor: was.bg || "transparent", opacity: 0.4 }]);
+      } else if (used && was.ref !== ref) {
+        add(node, [{ transform: "scale(1)" }, { transform: "scale(1.25)", offset: 0.35 }, { transform: "scale(1)" }], "ease-in-out");
+      }
+    }
+    const fig = this.box.querySelectorAll(".cowblock");  // the slide's figure: the copy slides out from under the shared one
+    if (fig.length === 2) add(fig[1], [{ transform: offset(fig[0], fig[1]), opacity: 0.3 }]);
   }
 
   drawSpark(i) {
@@ -502,6 +662,7 @@ class KvStage {
     const widget = ["slider", "spinbutton", "listbox", "combobox", "option", "radio", "textbox", "tab", "switch"].includes(role);
     if (!ours && (widget || tag === "INPUT" || tag === "TEXTAREA" || (target && target.isContentEditable))) return;
     if (ours && tag === "INPUT" && ev.key !== " ") return;  // the scrub bar moves by itself
+    if (ours && !ev.ctrlKey && !ev.metaKey && !ev.altKey && this.linkKey(ev, target)) { ev.preventDefault(); ev.stopPropagation(); return; }
     const map = { ArrowRight: () => this.stepBy(1), ArrowLeft: () => this.stepBy(-1), Home: () => this.jumpTo(0),
                   End: () => this.jumpTo(this.n - 1), " ": () => this.toggle() };
     const fn = map[ev.key];
@@ -509,7 +670,19 @@ class KvStage {
     ev.preventDefault(); ev.stopPropagation(); fn();
   }
 
-  destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
+  // Linked highlighting's keys inside the stage: Enter / Space on a request's name pins it, ↑ / ↓ pin the next or
+  // previous request, Escape lets go. True if the key was one of them.
+  linkKey(ev, target) {
+    const name = target && target.closest ? target.closest(".seq[data-rs]") : null;
+    if (name && (ev.key === "Enter" || ev.key === " ")) { this.pin(ids(name.dataset.rs)); return true; }
+    if (ev.key === "ArrowDown" || ev.key === "ArrowUp") { this.cycleFocus(ev.key === "ArrowDown" ? 1 : -1); return true; }
+    if (ev.key === "Escape" && (this.pinR || (this.hover && this.hover.rs))) {
+      this.pinR = null; this.hover = null; this.hoverKey = "null"; this.draw(); return true;
+    }
+    return false;
+  }
+
+  destroy() { this.anims.forEach((a) => a.cancel()); this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
 }
 
 // One glyph per change kind (the badge's colour is the second cue; chunkviz/lessons/kv_stage.py CHANGE_KINDS).
