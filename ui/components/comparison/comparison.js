@@ -827,7 +827,7 @@ class Timeline {
   // state during the step). Every figure is the trace's; what is drawn is reported as data-kitchen (JSON), per engine.
   buildKitchen(stage) {
     this.kitchenBox = el("div", "kitchen"); this.kitchenCanvas = el("canvas");
-    this.kitchenBox.appendChild(this.kitchenCanvas); stage.appendChild(this.kitchenBox); stage.classList.add("with-chats");
+    this.kitchenBox.appendChild(this.kitchenCanvas); stage.appendChild(this.kitchenBox); stage.classList.add("with-kitchen");
     // The kitchen ↔ engine map, one line under the stage (the glossary's terms in 中文).
     if (this.d.kitchen_text.map) this.box.appendChild(el("div", "kmap", this.d.kitchen_text.map));
     const at = (ev) => {
@@ -879,33 +879,36 @@ class Timeline {
     const n = (v2, one, many, zero) => fill(v2 === 1 ? T[one] : v2 === 0 && zero ? T[zero] : T[many], { n: fmt(v2, 0) });
     // The band on top: the stove (left) and the fridge (right), three lines each, two when the stage is short.
     const rows = Math.ceil(v.tables.length / 3), bandLines = H - 3 * lh - 2 * gap >= rows * (2 * lh + 6) ? 3 : 2;
-    const bandH = bandLines * lh + 4, stoveW = Math.round(W * 0.55);
-    // The stove: two burners, lit in the prefill colour for a prompt, the decode colour for dishes.
+    const bandH = bandLines * lh + 4, stoveW = Math.round(W * 0.58);
+    // The stove: two burners side by side, lit in the prefill colour for a prompt, the decode colour for dishes.
     const p = v.cook.reduce((a, c) => a + c[1], 0), who = v.cook.map((c) => "R" + c[0]).join(", ");
-    const bx = x0 + 2, by = y0 + 2, bw = 34, bh = bandH - 4;
+    const bx = x0 + 2, by = y0 + 2, bw = 50, bh = bandH - 4, r = Math.min(bw / 4 - 2, bh / 2 - 6);
     ctx.strokeStyle = text; ctx.lineWidth = 1.5; ctx.strokeRect(bx, by, bw, bh);
+    ctx.fillStyle = text; ctx.fillRect(bx, by + bh - 5, bw, 1.5);  // the oven's edge under the hob
     [[p > 0, C.prefill], [v.dec > 0, C.decode]].forEach(([lit, colour], j) => {
-      const cy = by + bh * (j ? 0.72 : 0.3), r = Math.min(bw * 0.32, bh * 0.18);
-      ctx.beginPath(); ctx.arc(bx + bw / 2, cy, r, 0, 2 * Math.PI);
+      ctx.beginPath(); ctx.arc(bx + bw * (j ? 0.73 : 0.27), by + (bh - 5) / 2, r, 0, 2 * Math.PI);
       ctx.fillStyle = lit ? colour : "rgba(128,128,128,0.25)"; ctx.fill(); ctx.stroke();
     });
     const stove = [T.stove];
     if (!v.busy) stove.push(T.idle);
     else {
-      if (p) stove.push(fill(v.cook.length > 1 ? T.cook_many : T.cook_one, { who, p: fmt(p, 0) }));
+      if (p) stove.push(fill(T.cook, { who, p: fmt(p, 0) }));
       stove.push(v.dec ? n(v.dec, p ? "plus_one" : "plates_one", p ? "plus" : "plates") : T.no_dish);
     }
+    v.lines = { stove, tables: [] };  // the full texts (each line drawn is one of them, cut with "…" if too long)
     this.kitchenLines(ctx, bandLines === 3 ? stove : [stove[0] + T.colon + stove[1], ...stove.slice(2)].slice(0, 2),
                       bx + bw + 6, by, stoveW - bw - 14, font, lh, text);
     // The fridge: its fill from the bottom is the blocks in use over the pool (at least a line while any is used).
-    const fx = x0 + stoveW, fw = 24, frac = v.total ? v.used / v.total : 0;
+    const fx = x0 + stoveW, fw = 30, frac = v.total ? v.used / v.total : 0;
     ctx.strokeRect(fx, by, fw, bh); ctx.fillStyle = C.decode;
     const fh = v.used ? Math.max(2, bh * frac) : 0; ctx.fillRect(fx + 1.5, by + bh - fh, fw - 3, fh);
-    ctx.fillStyle = text; ctx.fillRect(fx + fw - 6, by + 5, 2, Math.min(12, bh / 3));  // the handle
+    ctx.fillStyle = text; ctx.fillRect(fx, by + bh * 0.3, fw, 1.5);  // the freezer's door
+    ctx.fillRect(fx + fw - 6, by + 4, 2, bh * 0.3 - 8); ctx.fillRect(fx + fw - 6, by + bh * 0.3 + 5, 2, Math.min(14, bh / 3));  // handles
     const most = v.tables.reduce((a, t) => (t.blocks > (a ? a.blocks : 0) ? t : a), null);
     const pct = fmt(Math.round(frac * 1000) / 10, 1);
     const fridge = [fill(T.fridge, { pct }), fill(T.blocks, { used: fmt(v.used, 0), total: fmt(v.total, 0) })];
     if (most) fridge.push(fill(T.holds, { r: most.r, n: fmt(most.blocks, 0) }));
+    v.lines.fridge = fridge;
     this.kitchenLines(ctx, fridge.slice(0, bandLines), fx + fw + 6, by, W - stoveW - fw - 8, font, lh, text);
     // The tables: three to a row, each a ticket (order, dishes, state) on a table edged in its state's colour.
     const top = y0 + bandH + gap, cols = 3, cw = (W - (cols - 1) * gap) / cols, ch = (H - bandH - gap - (rows - 1) * gap) / rows;
@@ -915,13 +918,13 @@ class Timeline {
     v.tables.forEach((t, j) => {
       const x = x0 + (j % cols) * (cw + gap), y = top + Math.floor(j / cols) * (ch + gap);
       ctx.save(); ctx.globalAlpha = f !== null && t.r !== f ? DIM : 1;
-      ctx.fillStyle = paper; ctx.fillRect(x, y, cw, ch);
+      ctx.beginPath(); ctx.roundRect(x + 1, y + 1, cw - 2, ch - 2, 8); ctx.fillStyle = paper; ctx.fill();
       ctx.strokeStyle = edge[t.state]; ctx.lineWidth = t.r === f ? 4 : 2.5;
-      ctx.setLineDash(t.state === "frozen" || t.state === "not_arrived" ? [6, 4] : []); ctx.strokeRect(x + 1, y + 1, cw - 2, ch - 2);
-      ctx.setLineDash([]);
+      ctx.setLineDash(t.state === "frozen" || t.state === "not_arrived" ? [6, 4] : []); ctx.stroke(); ctx.setLineDash([]);
       const state = fill(T["st_" + t.state], { ms: t.ms === null ? "" : fmt(t.ms, 0) });
       const dishes = n(t.dishes, "dish_one", "dishes", "dish_none");
       const ticket = [fill(T.ticket, { r: t.r, p: fmt(t.prompt, 0) }), dishes, state];
+      v.lines.tables.push(ticket);
       const shown = lines >= 3 ? ticket : lines === 2 ? [ticket[0], t.state === "not_arrived" || t.state === "waiting" || t.state === "frozen" ? state : dishes] : [ticket[0]];
       const colours = shown.map((s) => (s === state && (t.state === "frozen" || t.state === "cooking") ? edge[t.state] : text));
       this.kitchenLines(ctx, shown, x + 6, y + Math.max(2, (ch - shown.length * lh) / 2 - 1), cw - 10, font, lh, colours, [true]);
@@ -986,8 +989,16 @@ export default function (component) {
   if (host.__cv && host.__cv.d.version === data.version) { host.__cv.saveUrlSoon(); return () => {}; }
   if (host.__cv) host.__cv.destroy();
   window.__cvMounts = (window.__cvMounts || 0) + 1;  // tests: a handle's drag mounts nothing
+  // Streamlit may mount a slide's element afresh on a rerun (a new component key: seen on chapter 1 in 中文 after
+  // the answer, which then lost the reveal), so a slide's state is kept under its element's own key (its st-key-
+  // class) too, and found there again.
+  const stable = data.slide ? "el:" + elementKey(host, k) : k;
+  if (STATE[k] === undefined && STATE[stable] !== undefined) STATE[k] = STATE[stable];
   const restored = STATE[k] !== undefined;
   const tl = new Timeline(host, data, k);
+  const save = tl.save.bind(tl);
+  tl.save = () => { save(); STATE[stable] = STATE[k]; };
+  tl.save();
   host.__cv = tl;
   if (restored) tl.saveUrlSoon();
   const onKey = (ev) => tl.onKey(ev);
