@@ -1,6 +1,7 @@
 """Real browser, lecture mode, 1280×720: chapter 1 draws its kitchen (comparison.js drawKitchen) and what it draws is
 the run's. At the reveal (the cursor at the end of the banquet order's step) and with the cursor scrubbed into the
-middle of that step, the kitchen it reports (data-kitchen) has R4's whole prompt on the stove and no dish, the fridge
+middle of that step, the kitchen it reports (data-kitchen) has R4's whole prompt on the stove and one dish, R4's first
+token, the fridge
 at that step's blocks in use out of the pool, the four tables before R4 frozen for as long as the trace says, each
 table's dishes equal to its tokens emitted by the cursor ("1 dish", not "1 dishes"); the kitchen ↔ engine map is one
 line on the slide; and after the answer the stage and the question (its verdict included) lie inside the window.
@@ -64,12 +65,14 @@ def _check_kitchen(k: dict, trace, cursor_ms: float, lang: str) -> None:
     mark = find_bookmark(trace, "long_prefill")
     step = trace.steps[mark.step_index]
     assert k["step"] == step.step and k["busy"], k
-    assert k["cook"] == [[mark.request_id, mark.prompt_tokens]] and k["dec"] == 0, k
+    # R4's whole prompt on the stove; its first token is the step's one dish, none for the other tables.
+    assert k["cook"] == [[mark.request_id, mark.prompt_tokens]] and k["plated"] == [mark.request_id], k
     assert k["used"] == step.num_used_blocks and k["total"] == trace.num_gpu_blocks, k
     lines = k["lines"]
     assert lines["stove"][1] == _n(lang, "cook", who=f"R{mark.request_id}", p=f"{mark.prompt_tokens:,}")
-    assert lines["stove"][2] == _n(lang, "no_dish")
-    assert lines["fridge"][0] == _n(lang, "fridge", pct=f"{round(1000 * step.num_used_blocks / trace.num_gpu_blocks) / 10:.1f}")
+    assert lines["stove"][2] == _n(lang, "plus_one") + _n(lang, "for", who=f"R{mark.request_id}")
+    pct = round(1000 * step.num_used_blocks / trace.num_gpu_blocks) / 10
+    assert lines["fridge"][0] == _n(lang, "fridge", pct=f"{pct:.1f}")
     assert lines["fridge"][1] == _n(lang, "blocks", used=f"{step.num_used_blocks:,}", total=f"{trace.num_gpu_blocks:,}")
     stalled = {r for e in step.events if e.kind == "DecodeStalled" for r in e.request_ids}
     req = {r.request_id: r for r in trace.requests}
@@ -80,7 +83,8 @@ def _check_kitchen(k: dict, trace, cursor_ms: float, lang: str) -> None:
         assert t["dishes"] == dishes and shown[1] == _dishes(lang, dishes), (t, shown)
         assert shown[0] == _n(lang, "ticket", r=r.request_id, p=f"{r.prompt_tokens:,}")
         if r.request_id in stalled:
-            assert t["state"] == "frozen" and shown[2] == _n(lang, "st_frozen", ms=f"{cursor_ms - tok_ms[dishes - 1]:,.0f}")
+            since_ms = cursor_ms - tok_ms[dishes - 1]
+            assert t["state"] == "frozen" and shown[2] == _n(lang, "st_frozen", ms=f"{since_ms:,.0f}")
         elif r.request_id == mark.request_id:
             assert t["state"] == "cooking", t
     assert sum(t["blocks"] for t in k["tables"]) == step.num_used_blocks

@@ -1,7 +1,8 @@
 """Chapter 1's kitchen payload (ui/chapters/kitchen.py) equals the run's trace: at the banquet order's step, the step
-before it and a decode-only step, the stove carries that step's prompt chunks and decodes, the fridge its blocks in
-use out of the pool, each table its state (frozen = the step's DecodeStalled), blocks held and token times; and the
-slide sends the kitchen (not chat windows) with the map line in both languages' glossary terms."""
+before it and a decode-only step, the stove carries that step's prompt chunks and dishes (decodes, first tokens),
+the fridge its blocks in use out of the pool, each table its state (frozen = the step's DecodeStalled), blocks held
+and token times; and the slide sends the kitchen (not chat windows) with the map line in both languages' glossary
+terms."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def test_the_kitchen_at_a_step_is_the_traces_step(run):
     for i in _steps_to_check(trace):
         step = trace.steps[i]
         assert k["cook"][i] == [[c.request_id, c.num_tokens] for c in step.chunks if c.phase == "prefill"], i
-        assert k["dec"][i] == sum(c.phase == "decode" for c in step.chunks), i
+        firsts = [e.request_id for e in step.events if e.kind == "FirstToken"]
+        assert k["plated"][i] == [c.request_id for c in step.chunks if c.phase == "decode"] + firsts, i
         assert k["used"][i] == step.num_used_blocks, i
         # No prefix caching in chapter 1: the tables' blocks add up to the fridge's.
         assert sum(k["blocks"][i]) == step.num_used_blocks, i
@@ -48,11 +50,11 @@ def test_the_kitchen_at_a_step_is_the_traces_step(run):
             assert (state == "frozen") == (r.request_id in _stalled(step)), (i, r.request_id, state)
             assert (state == "cooking") == any(c.request_id == r.request_id and c.phase == "prefill"
                                                for c in step.chunks), (i, r.request_id)
-    # The banquet order: R4's whole prompt alone on the stove, no dish, the four tables before it frozen, its blocks
-    # written to the fridge.
+    # The banquet order: R4's whole prompt alone on the stove, its first token the step's one dish, the four tables
+    # before it frozen, its blocks written to the fridge.
     rid = find_bookmark(trace, "long_prefill").request_id
     prompt = next(r.prompt_tokens for r in trace.requests if r.request_id == rid)
-    assert k["cook"][long_step] == [[rid, prompt]] and k["dec"][long_step] == 0
+    assert k["cook"][long_step] == [[rid, prompt]] and k["plated"][long_step] == [rid]
     assert [t["r"] for t, s in zip(k["tables"], k["state"][long_step]) if STATES[s] == "frozen"] == [0, 1, 2, 3]
     at = [t["r"] for t in k["tables"]].index(rid)
     assert k["blocks"][long_step][at] == -(-prompt // trace.block_size)  # a block per 16 prompt tokens, rounded up

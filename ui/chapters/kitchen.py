@@ -2,11 +2,11 @@
 the one stove (what each engine step cooks), a table per request with its order ticket, and the fridge (the KV
 cache), all read from the run's trace.
 
-Invariant: pure (no Streamlit); every figure the kitchen prints is a trace value: the stove's prompt chunks and
-decodes are the step's ScheduledChunks, the fridge's fill is the step's `num_used_blocks` out of the run's
-`num_gpu_blocks`, a table's share is the blocks its request holds after the step (its Allocated / PrefixHit /
-CopyOnWrite minus its Freed / Preempted events), "frozen" is the step's DecodeStalled event, and the dishes plated by
-the cursor are the request's own token times.
+Invariant: pure (no Streamlit); every figure the kitchen prints is a trace value: the stove's prompt chunks are the
+step's ScheduledChunks, its dishes the step's decodes and first tokens, the fridge's fill is the step's
+`num_used_blocks` out of the run's `num_gpu_blocks`, a table's share is the blocks its request holds after the step
+(its Allocated / PrefixHit / CopyOnWrite minus its Freed / Preempted events), "frozen" is the step's DecodeStalled
+event, and the dishes plated by the cursor are the request's own token times.
 """
 
 from __future__ import annotations
@@ -54,9 +54,16 @@ def _state(step: StepRecord, r: RequestResult, finished_before: bool) -> int:
     return STATES.index("waiting")
 
 
+def _plated(step: StepRecord) -> list[int]:
+    """The requests the step plates a dish (an output token) for: each decode, and each prompt it finishes (its
+    FirstToken: the prefill step emits the first token)."""
+    return ([c.request_id for c in step.chunks if c.phase == "decode"]
+            + [e.request_id for e in step.events if e.kind == "FirstToken"])
+
+
 def kitchen_payload(trace: Trace, tables: tuple[RequestResult, ...]) -> dict:
     """The kitchen of one engine's run, its `tables` (requests) in the order drawn; per step: `cook` the prompt
-    chunks on the stove ([request, tokens]), `dec` the decodes (dishes) it plates, `used` the KV blocks in use,
+    chunks on the stove ([request, tokens]), `plated` the requests it plates a dish for, `used` the KV blocks in use,
     `state` and `blocks` per table."""
     held = _held_blocks(trace)
     finish_step = {e.request_id: s.step for s in trace.steps for e in s.events if e.kind == "Finished"}
@@ -66,7 +73,7 @@ def kitchen_payload(trace: Trace, tables: tuple[RequestResult, ...]) -> dict:
         "total_blocks": trace.num_gpu_blocks,
         "used": [s.num_used_blocks for s in trace.steps],
         "cook": [[[c.request_id, c.num_tokens] for c in s.chunks if c.phase == "prefill"] for s in trace.steps],
-        "dec": [sum(1 for c in s.chunks if c.phase == "decode") for s in trace.steps],
+        "plated": [_plated(s) for s in trace.steps],
         "tables": [{"r": r.request_id, "arr": r.arrival_s * 1e3, "prompt": r.prompt_tokens, "out": r.output_tokens,
                     "tok": [x * 1e3 for x in (r.token_times_s[0] if r.token_times_s else ())]} for r in tables],
         "state": [[_state(s, r, done_at.get(r.request_id, len(trace.steps)) < i) for r in tables]

@@ -27,7 +27,7 @@ from ui.i18n import current_lang, t
 from ui.components.offline.download import download_view
 
 _CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done")
-_KITCHEN_KEYS = ("map", "colon", "stove", "idle", "cook", "plus", "plus_one", "plates", "plates_one",
+_KITCHEN_KEYS = ("map", "colon", "stove", "idle", "cook", "plus", "plus_one", "for", "plates", "plates_one",
                  "no_dish", "fridge", "blocks", "holds", "ticket", "dishes", "dish_one", "dish_none", "st_not_arrived",
                  "st_waiting", "st_cooking", "st_served", "st_frozen", "st_done")
 

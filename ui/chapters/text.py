@@ -87,6 +87,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.kit.cook": ("{who}: {p} prompt tokens", "{who}：{p} 个提示词 token"),
     "chx.kit.plus": ("+ {n} dishes", "+ {n} 道菜"),
     "chx.kit.plus_one": ("+ 1 dish", "+ 1 道菜"),
+    "chx.kit.for": (" for {who}", "，给 {who}"),
     "chx.kit.plates": ("{n} dishes, no prompt", "{n} 道菜，没有提示词"),
     "chx.kit.plates_one": ("1 dish, no prompt", "1 道菜，没有提示词"),
     "chx.kit.no_dish": ("no dish plated", "一道菜也没上"),

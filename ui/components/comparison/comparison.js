@@ -841,7 +841,8 @@ class Timeline {
   }
 
   // What engine k's kitchen shows at the cursor (i: its step at the cursor, -1 before the first): the step's
-  // stove and fridge while the cursor is inside it, each table's state, dishes and blocks.
+  // stove (prompt chunks, the requests it plates a dish for) and fridge while the cursor is inside it, each table's
+  // state, dishes and blocks.
   kitchenAt(kit, i, k) {
     const st = this.d.engines[k].steps, c = this.cursor, S = ["not_arrived", "waiting", "cooking", "served", "frozen", "done"];
     const inStep = i >= 0 && c <= st.s[i] + st.d[i] + 1e-6;
@@ -855,7 +856,7 @@ class Timeline {
       const ms = state === "frozen" ? c - b.tok[n - 1] : state === "waiting" ? c - b.arr : null;
       return { r: b.r, prompt: b.prompt, dishes: n, state, ms, blocks: i >= 0 ? kit.blocks[i][j] : 0 };
     });
-    return { step: i >= 0 ? st.n[i] : -1, busy: inStep, cook: inStep ? kit.cook[i] : [], dec: inStep ? kit.dec[i] : 0,
+    return { step: i >= 0 ? st.n[i] : -1, busy: inStep, cook: inStep ? kit.cook[i] : [], plated: inStep ? kit.plated[i] : [],
              used: i >= 0 ? kit.used[i] : 0, total: kit.total_blocks, tables };
   }
 
@@ -885,7 +886,7 @@ class Timeline {
     const bx = x0 + 2, by = y0 + 2, bw = 50, bh = bandH - 4, r = Math.min(bw / 4 - 2, bh / 2 - 6);
     ctx.strokeStyle = text; ctx.lineWidth = 1.5; ctx.strokeRect(bx, by, bw, bh);
     ctx.fillStyle = text; ctx.fillRect(bx, by + bh - 5, bw, 1.5);  // the oven's edge under the hob
-    [[p > 0, C.prefill], [v.dec > 0, C.decode]].forEach(([lit, colour], j) => {
+    [[p > 0, C.prefill], [v.plated.length > 0, C.decode]].forEach(([lit, colour], j) => {
       ctx.beginPath(); ctx.arc(bx + bw * (j ? 0.73 : 0.27), by + (bh - 5) / 2, r, 0, 2 * Math.PI);
       ctx.fillStyle = lit ? colour : "rgba(128,128,128,0.25)"; ctx.fill(); ctx.stroke();
     });
@@ -893,7 +894,9 @@ class Timeline {
     if (!v.busy) stove.push(T.idle);
     else {
       if (p) stove.push(fill(T.cook, { who, p: fmt(p, 0) }));
-      stove.push(v.dec ? n(v.dec, p ? "plus_one" : "plates_one", p ? "plus" : "plates") : T.no_dish);
+      // Its dishes: the decodes and the first token of a prompt it finishes (named when a few).
+      const dishes = v.plated.length, few = dishes && dishes <= 3 ? fill(T.for, { who: v.plated.map((r) => "R" + r).join(", ") }) : "";
+      stove.push(dishes ? n(dishes, p ? "plus_one" : "plates_one", p ? "plus" : "plates") + (p ? few : "") : T.no_dish);
     }
     v.lines = { stove, tables: [] };  // the full texts (each line drawn is one of them, cut with "…" if too long)
     this.kitchenLines(ctx, bandLines === 3 ? stove : [stove[0] + T.colon + stove[1], ...stove.slice(2)].slice(0, 2),
