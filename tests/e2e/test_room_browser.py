@@ -32,7 +32,7 @@ def test_two_students_follow_the_teacher_vote_and_see_the_reveal(browser, room_s
     assert f"?room={ROOM_CODE}" in teacher.locator(".st-key-room .cv-room").inner_text()
 
     # The teacher steps back twice (the question holds the cursor ahead): both students follow within 1 s.
-    teacher.locator(f"{LANES} canvas").click(position={"x": 400, "y": 60})
+    teacher.locator(f"{LANES} .plot canvas").click(position={"x": 400, "y": 60})
     for _ in range(2):
         teacher.keyboard.press("ArrowLeft")
         for s in students:
@@ -44,7 +44,7 @@ def test_two_students_follow_the_teacher_vote_and_see_the_reveal(browser, room_s
         "'application/json'}, body: JSON.stringify({room, cursor: 0})})).status", ROOM_CODE)
     assert status == 403
     before = _cursor(teacher)
-    students[0].locator(f"{LANES} canvas").click(position={"x": 400, "y": 60})
+    students[0].locator(f"{LANES} .plot canvas").click(position={"x": 400, "y": 60})
     students[0].keyboard.press("Home")
     students[0].wait_for_timeout(1200)
     assert _cursor(teacher) == before and abs(_cursor(students[1]) - before) < 0.01
@@ -95,9 +95,9 @@ def test_two_students_follow_the_teacher_vote_and_see_the_reveal(browser, room_s
     # Explore on my own, then rejoin with one click: the cursor comes back to the teacher's.
     detach = students[1].locator(".st-key-room button.detach")
     detach.click()
-    students[1].locator(f"{LANES} canvas").click(position={"x": 400, "y": 60})
+    students[1].locator(f"{LANES} .plot canvas").click(position={"x": 400, "y": 60})
     students[1].keyboard.press("Home")
-    teacher.locator(f"{LANES} canvas").click(position={"x": 400, "y": 60})
+    teacher.locator(f"{LANES} .plot canvas").click(position={"x": 400, "y": 60})
     teacher.keyboard.press("ArrowRight")
     teacher.wait_for_timeout(1000)
     assert _cursor(students[1]) == 0 != _cursor(teacher)

@@ -58,7 +58,7 @@ def test_a_killed_replica_s_student_is_back_in_the_room_with_every_vote(browser)
             poll(lambda s=s: _in_room(s), s, 120000)
         assert [_cookie(p, url) for p in (teacher, moved, stays)] == ["r1", "r2", "r1"]
 
-        teacher.locator(f"{LANES} canvas").click(position={"x": 400, "y": 60})
+        teacher.locator(f"{LANES} .plot canvas").click(position={"x": 400, "y": 60})
         teacher.keyboard.press("ArrowLeft")
         for s in students:
             follows(s, teacher)

@@ -44,18 +44,9 @@ def _prefill_progress(trace: Trace, request_id: int) -> list[list[float]]:
     return out
 
 
-def _stove(trace: Trace) -> list[str]:
-    """Per step, whose prompt is on the stove (ch. 1's kitchen): "R4" or "R1, R2"; "" when only decodes."""
-    return [", ".join(f"R{c.request_id}" for c in s.chunks if c.phase == "prefill") for s in trace.steps]
-
-
-def chat_payload(trace: Trace, max_boxes: int = 4, stove: bool = False, named: tuple[int, ...] = ()) -> dict:
-    """One engine's chat windows (and, for the kitchen, what each step cooks) for the comparison element's JS; every
-    request in `named` has one."""
+def chat_payload(trace: Trace, max_boxes: int = 4, named: tuple[int, ...] = ()) -> dict:
+    """One engine's chat windows for the comparison element's JS; every request in `named` has one."""
     boxes = [{"r": r.request_id, "arr": r.arrival_s * 1e3, "out": r.output_tokens, "prompt": r.prompt_tokens,
               "tok": [x * 1e3 for x in (r.token_times_s[0] if r.token_times_s else ())],
               "pre": _prefill_progress(trace, r.request_id)} for r in shown_requests(trace, max_boxes, named)]
-    out = {"boxes": boxes, "frozen_ms": frozen_after_s(trace) * 1e3}
-    if stove:
-        out["stove"] = _stove(trace)
-    return out
+    return {"boxes": boxes, "frozen_ms": frozen_after_s(trace) * 1e3}

@@ -18,15 +18,18 @@ from chunkviz.lessons.chapters import (LECTURE_BUDGET_TOKENS, PRESETS, Bookmark,
                                        long_request_id)
 from chunkviz.simulator.trace import Trace
 from ui.chapters.answers import count
-from ui.chapters.chat import chat_payload, stalled_ids
+from ui.chapters.chat import chat_payload, shown_requests, stalled_ids
+from ui.chapters.kitchen import kitchen_payload
 from ui.chapters.common import engine_label, engine_line, is_present, predict_then_reveal
 from ui.components.comparison.mount import render_comparison
 from ui.components.comparison.export import html_for
 from ui.i18n import current_lang, t
 from ui.components.offline.download import download_view
 
-_CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done", "stove", "stove_one",
-              "stove_decode", "stove_decode_one", "stove_idle")
+_CHAT_KEYS = ("not_arrived", "reading", "queued", "first", "gap", "frozen", "done")
+_KITCHEN_KEYS = ("map", "colon", "stove", "idle", "cook", "plus", "plus_one", "for", "plates", "plates_one",
+                 "no_dish", "fridge", "blocks", "holds", "ticket", "dishes", "dish_one", "dish_none", "st_not_arrived",
+                 "st_waiting", "st_cooking", "st_served", "st_frozen", "st_done")
 
 
 def label_for(mark: Bookmark, trace: Trace) -> str:
@@ -139,7 +142,7 @@ def lecture_fit(height_px: int) -> dict:
 def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool = True, kitchen: bool = False,
                  height_px: int | None = None) -> dict:
     """What the chapter adds to the comparison payload: notes, clicker stops, the question's hold (until `done`)
-    and the reveal, chat windows (and the kitchen's stove)."""
+    and the reveal, chat windows (chapter 1: the kitchen instead)."""
     first = traces[ch.policies[0]]
     key, reveal = find_bookmark(first, ch.bookmarks[0]), find_bookmark(first, ch.reveal_kind)
     out = {"slide": True, "notes": notes(ch, traces), "stops": stops(ch, traces), "zoom_ms": 300.0,
@@ -147,13 +150,16 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
            # The question's moment stays a clicker stop once answered: PageUp after the reveal returns to it.
            "question_ms": None if key is None else hold_s(key, first) * 1e3,
            "reveal_ms": None if reveal is None else reveal.end_s * 1e3}
-    if chats:
-        # The kitchen seats every table (six requests, three rows); other chapters show the document and 3 chats.
-        # Every request a label names or counts has its window (ch. 2's "4 chats frozen" draws all four).
-        out["chats"] = [chat_payload(tr, 6 if kitchen else 4, stove=kitchen, named=named_requests(ch, tr))
-                        for tr in traces.values()]
+    if kitchen:
+        # Chapter 1 draws the kitchen instead of chat windows: every table (six requests), the stove, the fridge.
+        out["kitchen"] = [kitchen_payload(tr, shown_requests(tr, 6, named_requests(ch, tr))) for tr in traces.values()]
+        out["kitchen_text"] = {k: t(f"chx.kit.{k}") for k in _KITCHEN_KEYS}
+    elif chats:
+        # The document and 3 chats; every request a label names or counts has its window (ch. 2's "4 chats frozen"
+        # draws all four).
+        out["chats"] = [chat_payload(tr, 4, named=named_requests(ch, tr)) for tr in traces.values()]
         out["chat_text"] = {k: t(f"chx.chat.{k}") for k in _CHAT_KEYS}
-        out["chat_text"]["head"] = t("chx.chat.table" if kitchen else "chx.chat.head")
+        out["chat_text"]["head"] = t("chx.chat.head")
         # A 中文 "word" is a character (the text has no spaces between them), an English one is space-separated.
         words = t("chx.words")
         out["chat_words"] = [c for c in words if not c.isspace()] if current_lang() == "zh" else words.split()

@@ -1,5 +1,5 @@
 """Texts of the lecture's lessons (English, 中文): each chapter's body, its prediction question, options and answer,
-the kitchen glossary, the batching, utilisation, budget and knob lessons, misconceptions and interview questions."""
+the batching, utilisation, budget and knob lessons, misconceptions and interview questions."""
 
 TEXTS: dict[str, tuple[str, str]] = {
     # 1 · kitchen
@@ -12,16 +12,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "餐厅后厨就是一台推理引擎。每桌客人是一个请求。看单并把所有食材一次备齐，就是**预填充**："
         "整段提示词过一遍模型，每个 token 的 K 和 V 放进冰箱。出菜是**解码**：每一轮上一道菜、出一个 "
         "token。一轮就是一个**引擎步**，决定每轮做什么的传菜员就是**调度器**。看看一桌宴席大单会让其他桌怎样。"),
-    "chx.glossary.kitchen": ("In the kitchen", "在后厨"),
-    "chx.glossary.engine": ("In the engine", "在引擎里"),
-    "chx.glossary.rows": (
-        "an order|a request;preparing every ingredient at once|prefill: the whole prompt in one pass;"
-        "plating one dish per round|decode: one token per step;a round of cooking|an engine step;"
-        "the fridge of prepared boxes|the KV cache, in blocks of 16 tokens;the expediter|the scheduler;"
-        "a 100-dish banquet order|a 6,806-token document;a table waiting with nothing served|a stalled decode",
-        "一张点单|一个请求；把食材一次备齐|预填充：整段提示词一次算完；每轮上一道菜|解码：每步一个 token；"
-        "一轮炒菜|一个引擎步；装料包的冰箱|KV 缓存，每块 16 个 token；传菜员|调度器；"
-        "100 道菜的宴席大单|6,806 token 的文档；干等着没菜上的一桌|被卡住的解码"),
     "chx.q.1": ("R{rid}'s banquet order (its whole prompt) runs in one step. How many dishes (tokens) do the other "
                 "tables get during that step?",
                 "R{rid} 的宴席大单（整段提示词）在一步里算完。这一步里，其他桌能上几道菜（token）？"),

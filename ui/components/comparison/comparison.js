@@ -260,6 +260,7 @@ class Timeline {
     const stage = el("div", "stage"), plot = el("div", "plot"); this.canvas = el("canvas"); this.tip = el("div", "tip");
     plot.appendChild(this.canvas); plot.appendChild(this.tip); stage.appendChild(plot); this.plot = plot; box.appendChild(stage);
     if (d.chats) { this.chatCol = el("div", "chats"); stage.appendChild(this.chatCol); stage.classList.add("with-chats"); }
+    if (d.kitchen) this.buildKitchen(stage);  // chapter 1 (drawKitchen)
     const row = el("div", "row"), legend = el("div", "legend"), marks = el("div", "marks");
     // `/` (not a slide): the legend comes before the lanes, above the fold, and (but in lecture mode, where the
     // teacher says it) the one line saying what they are.
@@ -655,6 +656,7 @@ class Timeline {
     const f = this.focusR(); ds.focusR = f === null ? "" : String(f); ds.pinned = this.pinR === null ? "" : String(this.pinR);
     ds.hl = this.hl.join(",");  // bars drawn full, bars dimmed (all full while nothing is focused)
     if (this.chatCol) this.drawChats(stepIdx);
+    if (this.kitchenCanvas) this.drawKitchen(stepIdx);
     if (this.caption) this.drawCaption(stepIdx);
   }
 
@@ -777,23 +779,14 @@ class Timeline {
     const d = this.d, T = d.chat_text, c = this.cursor;
     this.chatCol.replaceChildren(...d.chats.map((eng, k) => {
       const block = el("div", "chat-engine"); block.style.height = this.panelH + "px";
-      if (eng.stove) block.appendChild(el("div", "stove", this.stove(eng, stepIdx[k], k)));
       const grid = el("div", "chat-grid");
       // Five or six windows (every request a label names or counts, ui/chapters/lanes.py) in two rows of three.
-      if (eng.boxes.length > 4 && !eng.stove) grid.style.gridTemplateColumns = "repeat(3, minmax(0, 1fr))";
+      if (eng.boxes.length > 4) grid.style.gridTemplateColumns = "repeat(3, minmax(0, 1fr))";
       eng.boxes.forEach((b) => grid.appendChild(this.chatBox(b, eng, c, T)));
       block.appendChild(grid);
       return block;
     }));
     this.box.dataset.frozen = String(this.chatCol.querySelectorAll(".chat.frozen").length);
-  }
-
-  stove(eng, i, k) {
-    const st = this.d.engines[k].steps, T = this.d.chat_text;
-    if (i < 0 || this.cursor > st.s[i] + st.d[i] + 1e-6) return T.stove_idle;
-    const one = st.dc[i] === 1 ? "_one" : "";  // "1 dish", not "1 dishes" (texts chx.chat.stove*_one)
-    if (!st.p[i]) return fill(T["stove_decode" + one] || T.stove_decode, { dec: fmt(st.dc[i], 0) });
-    return fill(T["stove" + one] || T.stove, { p: fmt(st.p[i], 0), who: eng.stove[i] || "–", dec: fmt(st.dc[i], 0) });
   }
 
   chatBox(b, eng, c, T) {
@@ -825,6 +818,134 @@ class Timeline {
     if (box.classList.contains("frozen")) box.style.borderColor = this.d.colours.stall;
     box.appendChild(head); box.appendChild(text); box.appendChild(status);
     return box;
+  }
+
+  // Chapter 1's kitchen (data.kitchen: per engine, from ui/chapters/kitchen.py; texts data.kitchen_text): a canvas
+  // beside the lanes with the one stove (what the step at the cursor cooks: whose prompt chunk, how many dishes,
+  // i.e. decode tokens), the fridge (the KV cache: the step's blocks in use of the run's total, and the table
+  // holding most) and a table per request with its order ticket (prompt tokens, dishes plated by the cursor, its
+  // state during the step). Every figure is the trace's; what is drawn is reported as data-kitchen (JSON), per engine.
+  buildKitchen(stage) {
+    this.kitchenBox = el("div", "kitchen"); this.kitchenCanvas = el("canvas");
+    this.kitchenBox.appendChild(this.kitchenCanvas); stage.appendChild(this.kitchenBox); stage.classList.add("with-kitchen");
+    // The kitchen ↔ engine map, one line under the stage (the glossary's terms in 中文).
+    if (this.d.kitchen_text.map) this.box.appendChild(el("div", "kmap", this.d.kitchen_text.map));
+    const at = (ev) => {
+      const r = this.kitchenCanvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+      const hit = (this.kitchenHits || []).find((h) => x >= h[0] && x <= h[2] && y >= h[1] && y <= h[3]);
+      return hit ? hit[4] : null;
+    };
+    this.kitchenCanvas.onmousemove = (ev) => this.setHoverR(at(ev));
+    this.kitchenCanvas.onmouseleave = () => this.setHoverR(null);
+    this.kitchenCanvas.onclick = (ev) => this.pin(at(ev));
+  }
+
+  // What engine k's kitchen shows at the cursor (i: its step at the cursor, -1 before the first): the step's
+  // stove (prompt chunks, the requests it plates a dish for) and fridge while the cursor is inside it, each table's
+  // state, dishes and blocks.
+  kitchenAt(kit, i, k) {
+    const st = this.d.engines[k].steps, c = this.cursor, S = ["not_arrived", "waiting", "cooking", "served", "frozen", "done"];
+    const inStep = i >= 0 && c <= st.s[i] + st.d[i] + 1e-6;
+    const tables = kit.tables.map((b, j) => {
+      const n = lastBelow(b.tok, c + 1e-6) + 1;  // dishes plated by the cursor (tokens emitted)
+      let state = inStep ? S[kit.state[i][j]] : "waiting";
+      if (b.arr > c + 1e-6) state = "not_arrived";
+      else if (b.out && n >= b.out) state = "done";
+      else if (state === "not_arrived" || state === "done") state = "waiting";
+      else if (!inStep && n > 0) state = "served";
+      const ms = state === "frozen" ? c - b.tok[n - 1] : state === "waiting" ? c - b.arr : null;
+      return { r: b.r, prompt: b.prompt, dishes: n, state, ms, blocks: i >= 0 ? kit.blocks[i][j] : 0 };
+    });
+    return { step: i >= 0 ? st.n[i] : -1, busy: inStep, cook: inStep ? kit.cook[i] : [], plated: inStep ? kit.plated[i] : [],
+             used: i >= 0 ? kit.used[i] : 0, total: kit.total_blocks, tables };
+  }
+
+  drawKitchen(stepIdx) {
+    const d = this.d, cv = this.kitchenCanvas, dpr = window.devicePixelRatio || 1;
+    const W = Math.max(this.kitchenBox.clientWidth, 160), H = Math.max(this.canvas.clientHeight || this.height(), 80);
+    if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
+      cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); cv.style.height = H + "px";
+    }
+    const ctx = cv.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, W, H);
+    this.kitchenHits = [];
+    const views = d.kitchen.map((kit, k) => this.kitchenAt(kit, stepIdx[k], k)), h = H / views.length;
+    views.forEach((v, k) => this.drawOneKitchen(ctx, v, 0, k * h, W, h - (views.length > 1 ? 6 : 0)));
+    this.box.dataset.kitchen = JSON.stringify(views);
+  }
+
+  drawOneKitchen(ctx, v, x0, y0, W, H) {
+    const d = this.d, T = d.kitchen_text, C = d.colours, text = this.colours().text, f = this.focusR();
+    const font = d.present ? 16 : 13, lh = font + 3, gap = 6;
+    const paper = getComputedStyle(this.box).getPropertyValue("--st-secondary-background-color").trim() || "rgba(128,128,128,0.12)";
+    const n = (v2, one, many, zero) => fill(v2 === 1 ? T[one] : v2 === 0 && zero ? T[zero] : T[many], { n: fmt(v2, 0) });
+    // The band on top: the stove (left) and the fridge (right), three lines each, two when the stage is short.
+    const rows = Math.ceil(v.tables.length / 3), bandLines = H - 3 * lh - 2 * gap >= rows * (2 * lh + 6) ? 3 : 2;
+    const bandH = bandLines * lh + 4, stoveW = Math.round(W * 0.58);
+    // The stove: two burners side by side, lit in the prefill colour for a prompt, the decode colour for dishes.
+    const p = v.cook.reduce((a, c) => a + c[1], 0), who = v.cook.map((c) => "R" + c[0]).join(", ");
+    const bx = x0 + 2, by = y0 + 2, bw = 50, bh = bandH - 4, r = Math.min(bw / 4 - 2, bh / 2 - 6);
+    ctx.strokeStyle = text; ctx.lineWidth = 1.5; ctx.strokeRect(bx, by, bw, bh);
+    ctx.fillStyle = text; ctx.fillRect(bx, by + bh - 5, bw, 1.5);  // the oven's edge under the hob
+    [[p > 0, C.prefill], [v.plated.length > 0, C.decode]].forEach(([lit, colour], j) => {
+      ctx.beginPath(); ctx.arc(bx + bw * (j ? 0.73 : 0.27), by + (bh - 5) / 2, r, 0, 2 * Math.PI);
+      ctx.fillStyle = lit ? colour : "rgba(128,128,128,0.25)"; ctx.fill(); ctx.stroke();
+    });
+    const stove = [T.stove];
+    if (!v.busy) stove.push(T.idle);
+    else {
+      if (p) stove.push(fill(T.cook, { who, p: fmt(p, 0) }));
+      // Its dishes: the decodes and the first token of a prompt it finishes (named when a few).
+      const dishes = v.plated.length, few = dishes && dishes <= 3 ? fill(T.for, { who: v.plated.map((r) => "R" + r).join(", ") }) : "";
+      stove.push(dishes ? n(dishes, p ? "plus_one" : "plates_one", p ? "plus" : "plates") + (p ? few : "") : T.no_dish);
+    }
+    v.lines = { stove, tables: [] };  // the full texts (each line drawn is one of them, cut with "…" if too long)
+    this.kitchenLines(ctx, bandLines === 3 ? stove : [stove[0] + T.colon + stove[1], ...stove.slice(2)].slice(0, 2),
+                      bx + bw + 6, by, stoveW - bw - 14, font, lh, text);
+    // The fridge: its fill from the bottom is the blocks in use over the pool (at least a line while any is used).
+    const fx = x0 + stoveW, fw = 30, frac = v.total ? v.used / v.total : 0;
+    ctx.strokeRect(fx, by, fw, bh); ctx.fillStyle = C.decode;
+    const fh = v.used ? Math.max(2, bh * frac) : 0; ctx.fillRect(fx + 1.5, by + bh - fh, fw - 3, fh);
+    ctx.fillStyle = text; ctx.fillRect(fx, by + bh * 0.3, fw, 1.5);  // the freezer's door
+    ctx.fillRect(fx + fw - 6, by + 4, 2, bh * 0.3 - 8); ctx.fillRect(fx + fw - 6, by + bh * 0.3 + 5, 2, Math.min(14, bh / 3));  // handles
+    const most = v.tables.reduce((a, t) => (t.blocks > (a ? a.blocks : 0) ? t : a), null);
+    const pct = fmt(Math.round(frac * 1000) / 10, 1);
+    const fridge = [fill(T.fridge, { pct }), fill(T.blocks, { used: fmt(v.used, 0), total: fmt(v.total, 0) })];
+    if (most) fridge.push(fill(T.holds, { r: most.r, n: fmt(most.blocks, 0) }));
+    v.lines.fridge = fridge;
+    this.kitchenLines(ctx, fridge.slice(0, bandLines), fx + fw + 6, by, W - stoveW - fw - 8, font, lh, text);
+    // The tables: three to a row, each a ticket (order, dishes, state) on a table edged in its state's colour.
+    const top = y0 + bandH + gap, cols = 3, cw = (W - (cols - 1) * gap) / cols, ch = (H - bandH - gap - (rows - 1) * gap) / rows;
+    const lines = Math.max(1, Math.min(3, Math.floor((ch - 6) / lh)));
+    const edge = { not_arrived: "rgba(128,128,128,0.5)", waiting: C.waiting, cooking: C.prefill, served: C.decode,
+                   frozen: C.stall, done: text };
+    v.tables.forEach((t, j) => {
+      const x = x0 + (j % cols) * (cw + gap), y = top + Math.floor(j / cols) * (ch + gap);
+      ctx.save(); ctx.globalAlpha = f !== null && t.r !== f ? DIM : 1;
+      ctx.beginPath(); ctx.roundRect(x + 1, y + 1, cw - 2, ch - 2, 8); ctx.fillStyle = paper; ctx.fill();
+      ctx.strokeStyle = edge[t.state]; ctx.lineWidth = t.r === f ? 4 : 2.5;
+      ctx.setLineDash(t.state === "frozen" || t.state === "not_arrived" ? [6, 4] : []); ctx.stroke(); ctx.setLineDash([]);
+      const state = fill(T["st_" + t.state], { ms: t.ms === null ? "" : fmt(t.ms, 0) });
+      const dishes = n(t.dishes, "dish_one", "dishes", "dish_none");
+      const ticket = [fill(T.ticket, { r: t.r, p: fmt(t.prompt, 0) }), dishes, state];
+      v.lines.tables.push(ticket);
+      const shown = lines >= 3 ? ticket : lines === 2 ? [ticket[0], t.state === "not_arrived" || t.state === "waiting" || t.state === "frozen" ? state : dishes] : [ticket[0]];
+      const colours = shown.map((s) => (s === state && (t.state === "frozen" || t.state === "cooking") ? edge[t.state] : text));
+      this.kitchenLines(ctx, shown, x + 6, y + Math.max(2, (ch - shown.length * lh) / 2 - 1), cw - 10, font, lh, colours, [true]);
+      ctx.restore();
+      this.kitchenHits.push([x, y, x + cw, y + ch, t.r]);
+    });
+  }
+
+  // Lines of text from (x, y) down, each cut with "…" to maxW; `bold[i]` makes line i bold; colour per line or one.
+  kitchenLines(ctx, lines, x, y, maxW, font, lh, colour, bold = [true]) {
+    ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
+    lines.forEach((s, i) => {
+      ctx.font = `${bold[i] ? "700 " : ""}${font}px sans-serif`;
+      ctx.fillStyle = Array.isArray(colour) ? colour[i] : colour;
+      let t = s;
+      while (t.length > 2 && ctx.measureText(t).width > maxW) t = t.slice(0, -2) + "…";
+      ctx.fillText(t, x, y + (i + 1) * lh - 4);
+    });
   }
 
   destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
@@ -871,8 +992,16 @@ export default function (component) {
   if (host.__cv && host.__cv.d.version === data.version) { host.__cv.saveUrlSoon(); return () => {}; }
   if (host.__cv) host.__cv.destroy();
   window.__cvMounts = (window.__cvMounts || 0) + 1;  // tests: a handle's drag mounts nothing
+  // Streamlit may mount a slide's element afresh on a rerun (a new component key: seen on chapter 1 in 中文 after
+  // the answer, which then lost the reveal), so a slide's state is kept under its element's own key (its st-key-
+  // class) too, and found there again.
+  const stable = data.slide ? "el:" + elementKey(host, k) : k;
+  if (STATE[k] === undefined && STATE[stable] !== undefined) STATE[k] = STATE[stable];
   const restored = STATE[k] !== undefined;
   const tl = new Timeline(host, data, k);
+  const save = tl.save.bind(tl);
+  tl.save = () => { save(); STATE[stable] = STATE[k]; };
+  tl.save();
   host.__cv = tl;
   if (restored) tl.saveUrlSoon();
   const onKey = (ev) => tl.onKey(ev);
