@@ -15,7 +15,7 @@ import json
 import pytest
 
 from chunkviz.lessons.chapters import CHAPTERS
-from tests.e2e.conftest import wait_for_app
+from tests.e2e.conftest import settled, wait_for_app
 
 pytestmark = pytest.mark.e2e
 VIEW = {"width": 1280, "height": 720}
@@ -35,10 +35,6 @@ def _open(page, server_url: str, slug: str):
     page.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
     page.wait_for_timeout(300)
     return page.locator(BOX).first
-
-
-def _settle(page, box) -> None:
-    page.wait_for_function("(e) => !e.hasAttribute('data-animating')", arg=box.element_handle(), timeout=2000)
 
 
 def _events(page, name: str) -> list[tuple[str | None, float]]:
@@ -68,13 +64,13 @@ def test_a_step_glides_then_lands_on_the_plain_frame(projector, server_url):
     assert not box.evaluate("(e) => e.hasAttribute('data-animating')")
     box.focus()
     projector.keyboard.press("PageDown")  # the reveal: a long move (the question's moment to the answer's)
-    _settle(projector, box)
+    settled(projector, box)
     x0, c0 = float(box.get_attribute("data-cursor-x")), float(box.get_attribute("data-cursor-ms"))
     box.evaluate(_RECORD)
     projector.keyboard.press("Home")  # back to 0 ms: a long glide to the left
     c1 = float(box.get_attribute("data-cursor-ms"))
     assert c1 == 0 < c0  # the cursor itself (readout, counters, the link) is there at once
-    _settle(projector, box)
+    settled(projector, box)
     x1 = float(box.get_attribute("data-cursor-x"))
     anim = _events(projector, "data-animating")
     assert [v for v, _ in anim] == ["1", None], anim  # set once, cleared once: no queue of glides
@@ -94,12 +90,12 @@ def test_a_new_target_replaces_the_running_glide(projector, server_url):
     box = _open(projector, server_url, "ch2-long-prefill")
     box.focus()
     projector.keyboard.press("PageDown")
-    _settle(projector, box)
+    settled(projector, box)
     box.evaluate(_RECORD)
     for _ in range(6):  # faster than a glide: each press starts from the drawn time, none waits for the last
         projector.keyboard.press("ArrowLeft")
     after_keys = float(box.get_attribute("data-cursor-ms"))
-    _settle(projector, box)
+    settled(projector, box)
     anim = _events(projector, "data-animating")
     assert anim[-1][0] is None and anim[-1][1] - anim[0][1] <= 6 * 200, anim  # ends ≤ a glide after the last key
     assert float(box.get_attribute("data-cursor-ms")) == after_keys
@@ -133,7 +129,7 @@ def test_switching_the_budget_run_fades(projector, server_url):
     handle.focus()
     projector.keyboard.press("ArrowRight")
     assert box.get_attribute("data-variant") != variant
-    _settle(projector, box)
+    settled(projector, box)
     anim = _events(projector, "data-animating")
     assert [v for v, _ in anim] == ["1", None] and 150 <= anim[1][1] - anim[0][1] <= 500, anim
 
@@ -162,7 +158,7 @@ def test_the_kv_transfer_is_a_band_in_a_colour_that_reads(browser, server_url, s
         box = _open(page, server_url, "split-kitchen")
         box.focus()
         page.keyboard.press("PageDown")  # the reveal lifts the question's hold
-        _settle(page, box)
+        settled(page, box)
         _scrub_to(box, a + 0.5 * (b - a))
         rects = {r: (x0, y0, x1, y1) for r, x0, y0, x1, y1 in box.evaluate("(e) => JSON.parse(e.dataset.kvRects)")}
         x0, y0, x1, y1 = rects[4]
@@ -177,7 +173,7 @@ def test_the_kv_transfer_is_a_band_in_a_colour_that_reads(browser, server_url, s
         ys_before = (y0 + y1) / 2
         box.evaluate(_RECORD)
         page.keyboard.press("End")
-        _settle(page, box)
+        settled(page, box)
         ys = [dict(map(tuple, json.loads(v))).get(4) for v, _ in _events(page, "data-kv-blocks") if v]
         ys = [y for y in ys if y is not None]
         assert ys == sorted(ys) and len({y for y in ys if ys_before + 2 < y < ys[-1] - 2}) >= 2, (ys_before, ys)
