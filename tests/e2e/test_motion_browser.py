@@ -169,13 +169,17 @@ def test_the_kv_transfer_is_a_band_in_a_colour_that_reads(browser, server_url, s
         assert pixel[3] == 255 and all(abs(p - w) <= 2 for p, w in zip(pixel, want)), (pixel, want)
         background = page.evaluate(_PAGE_BG)
         assert _contrast(tuple(pixel), tuple(background)) >= 3.0, (pixel, background)
-        # A move across the transfer (End: to the run's end) glides the block down to the decode GPU's lane.
-        ys_before = (y0 + y1) / 2
+        # A move across the transfer (PageDown from its start: the next moment is R4's KV whole at the decode GPU)
+        # glides the block down from the prefill GPU's lane to the decode GPU's, through the places between.
+        _scrub_to(box, a + 0.05 * (b - a))
+        start = dict(map(tuple, box.evaluate("(e) => JSON.parse(e.dataset.kvBlocks)")))[4]
         box.evaluate(_RECORD)
-        page.keyboard.press("End")
+        page.keyboard.press("PageDown")
+        assert abs(float(box.get_attribute("data-cursor-ms")) - b) < 1e-3
         settled(page, box)
         ys = [dict(map(tuple, json.loads(v))).get(4) for v, _ in _events(page, "data-kv-blocks") if v]
         ys = [y for y in ys if y is not None]
-        assert ys == sorted(ys) and len({y for y in ys if ys_before + 2 < y < ys[-1] - 2}) >= 2, (ys_before, ys)
+        assert ys == sorted(ys) and ys[-1] - start >= 40, (start, ys)
+        assert len({y for y in ys if start + 2 < y < ys[-1] - 2}) >= 2, (start, ys)
     finally:
         context.close()

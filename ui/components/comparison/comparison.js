@@ -640,7 +640,7 @@ class Timeline {
       const y1 = gd.row.has(tr.r) ? gd.bodyTop + (gd.row.get(tr.r) + 0.5) * gd.laneH : gd.bodyTop;
       const frac = Math.min(Math.max((b - tr.s_ms) / Math.max(tr.e_ms - tr.s_ms, 1e-9), 0), 1), y = y0 + (y1 - y0) * frac;
       const f = this.focusR(), dim = f !== null && tr.r !== f ? DIM : 1;
-      ctx.save(); ctx.globalAlpha = dim; ctx.strokeStyle = ctx.fillStyle = colour; ctx.lineWidth = 2;
+      ctx.save(); this.clipTitles(ctx); ctx.globalAlpha = dim; ctx.strokeStyle = ctx.fillStyle = colour; ctx.lineWidth = 2;
       ctx.fillRect(xa, y0 - 1.5, Math.max(xb - xa, 2), 3);  // the source lane's strip, as long as the send
       ctx.beginPath(); ctx.moveTo(xa, y0); ctx.lineTo(xb, y); ctx.stroke();  // the block's path
       ctx.restore();
@@ -660,6 +660,14 @@ class Timeline {
     this.box.dataset.kvBlocks = JSON.stringify(moving.map((m) => [m.tr.r, Math.round(m.by + m.bh / 2)]));
     this.box.dataset.kvRects = JSON.stringify(moving.map((m) => [m.tr.r, ...[m.bx, m.by, m.bx + m.bw, m.by + m.bh]
       .map(Math.round)]));  // [r, x0, y0, x1, y1]: each block's rectangle (the band test reads its pixels)
+  }
+
+  // A path passes under the panels' titles (this.titleBoxes), not through their letters ("D · 1P+1D · decode GPU"
+  // was crossed out by four lines); the blocks themselves are drawn unclipped, so one in flight stays whole.
+  clipTitles(ctx) {
+    ctx.beginPath(); ctx.rect(-1, -1, 1e5, 1e5);
+    (this.titleBoxes || []).forEach((b) => ctx.rect(b[0], b[1], b[2] - b[0], b[3] - b[1]));
+    ctx.clip("evenodd");
   }
 
   // The chapter's notes (data.notes: {t_ms, x_ms, eng, lane, text}) whose event the cursor has passed, placed by
