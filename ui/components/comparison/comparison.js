@@ -77,7 +77,9 @@ function wrapText(ctx, text, maxW) {
 // Each label takes the first free place, in this order: (1) the free column after the cursor (nothing is drawn
 // there), wrapped to its width, as near its event's height as it can, its own panel first; (2) the free place
 // nearest its event anywhere on the plot; (3) failing both, (1)'s first place, marked clash (the test fails).
-// Free: inside the plot, touching no obstacle, 3 px from every label placed before it. Deterministic.
+// Free: inside the plot, touching no obstacle, 3 px from every label placed before it. Deterministic. A glide's
+// frames between its ends (o.quick) skip (2), a search of the whole plot (up to ~160 ms on chapter 7): a frame
+// shown for 16 ms must not stall the motion, and the glide's last frame is placed in full.
 function placeLabels(items, obstacles, o) {
   const placed = [], gap = 3, lineH = o.size + 2;
   const box = (lines) => ({ lines, w: Math.ceil(Math.max(...lines.map((l) => o.ctx.measureText(l).width))) + 2 * o.pad,
@@ -102,7 +104,7 @@ function placeLabels(items, obstacles, o) {
         if (y !== undefined) { spot = { ...b, x: mx, y }; break; }
       }
     }
-    if (!spot) {  // (2) the nearest free place to the event, on one line or on two
+    if (!spot && !o.quick) {  // (2) the nearest free place to the event, on one line or on two
       for (const b of [one, box(wrapText(o.ctx, it.text, one.w / 2 + 20))]) {
         let best = null, bestD = Infinity;
         for (let x = o.left; x + b.w <= o.right; x += 6) {
@@ -547,7 +549,7 @@ class Timeline {
     });
     this.cursorX = X[0](this.shown);
     this.drawLabels(ctx, X, rows, x1, yAxis);  // last: nothing is drawn over a label
-    if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX) return this.draw(columnPx + 60);
+    if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX && !tw) return this.draw(columnPx + 60);
     if (fade && fade.snap) {  // a run switch: the old run's frame over the new one, fading out
       ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.globalAlpha = 1 - tw.p;
       ctx.drawImage(fade.snap, 0, 0, c.width, c.height); ctx.restore();
@@ -689,7 +691,8 @@ class Timeline {
     const gutters = X.slice(1).map((Xc) => [Xc.ox, 0, Xc.left, yAxis]);
     const obstacles = this.hits.map((h) => [h[0], h[2], h[1], h[3]]).concat(this.titleBoxes || [], gutters);
     const placed = placeLabels(items, obstacles, { ctx, size, pad: 4, left: X[0].left, right: X[X.length - 1].right,
-                                                   top: 0, bottom: yAxis, marginX: this.cursorX + 10 });
+                                                   top: 0, bottom: yAxis, marginX: this.cursorX + 10,
+                                                   quick: !!this.tween });
     const f = this.focusR();
     placed.forEach((b) => {
       ctx.globalAlpha = f !== null && b.r !== f ? DIM : 1;
