@@ -1,8 +1,9 @@
 // chunkviz comparison element (`/` and the lecture chapters): the engines on one canvas with a shared time axis; the
 // cursor (a time in ms) moves in the browser (arrow keys, buttons, scrub, play by simulated time or by steps, and a
 // presentation clicker's PageDown / PageUp between the moments that teach), so no step waits for a server rerun.
-// Invariant: nothing after the cursor is drawn (bars, notes, chat text); while a question is open (data.hold_ms) the
-// cursor never passes it; data arrives once per scenario (data.version) and is read-only.
+// Invariant: nothing after the cursor is drawn (bars, notes, chat text), but for the 200 ms after a move, when the
+// canvas draws a time gliding from the old cursor to the new one; while a question is open (data.hold_ms) neither
+// the cursor nor the drawn time passes it; data arrives once per scenario (data.version) and is read-only.
 
 // The free column after a chapter's cursor, where its labels sit (window): 240 px, widened in 60 px steps up to
 // 360 while a label finds no free place (draw), so a narrow plot's labels take two lines rather than four.
@@ -172,7 +173,7 @@ class Timeline {
     this.useVariant(i);
     if (this.variant === before) return;
     this.cursor = this.clamp(this.cursor); this.scrub.max = this.d.end_ms;
-    this.startTween(was, { snap, view });  // the old run's frame fades out while the axes tween to the new run's
+    this.startTween(this.clamp(was), { snap, view });  // the old run's frame fades out while the axes tween to the new run's
     if (this.marksBox) { this.markBtns = []; this.marksBox.replaceChildren(); this.markButtons(this.marksBox, this.d.slide ? this.slideMarks() : this.d.bookmarks); }
     this.drawHandle(); this.draw(); this.save();
   }
@@ -355,7 +356,7 @@ class Timeline {
 
   // Motion: the cursor goes to `ms` at once (what the readout, counters, chats and caption say, and data-cursor-ms);
   // the canvas glides there from the time it shows now (mid-glide too: a new target never queues behind the last).
-  glideTo(ms) { const from = this.shown; this.cursor = this.clamp(ms); this.startTween(from); this.draw(); }
+  glideTo(ms) { const from = this.clamp(this.shown); this.cursor = this.clamp(ms); this.startTween(from); this.draw(); }
 
   motionMs() { return REDUCED_MOTION && REDUCED_MOTION.matches ? 0 : MOTION_MS; }
 
@@ -913,7 +914,7 @@ class Timeline {
     return box;
   }
 
-  destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
+  destroy() { this.pause(); this.endTween(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
 }
 
 // Rooms (ui/components/room/room.js): each drawn cursor is announced as cv:cursor (a teacher's page posts it); a
