@@ -116,6 +116,12 @@ def wait_for_app(page, timeout_ms: int = 30000) -> None:
     page.wait_for_timeout(150)
 
 
+def settled(page, element, timeout_ms: int = 2000) -> None:
+    """Wait until `element` (a locator) carries no data-animating: a step's glide (the motion convention, issue 35)
+    has drawn its last frame, the frame a move without motion draws, so rectangles and pixels read are final."""
+    page.wait_for_function("(e) => !e.hasAttribute('data-animating')", arg=element.element_handle(), timeout=timeout_ms)
+
+
 def screenshot(page, name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"

@@ -19,7 +19,7 @@ from chunkviz.analysis.scenario import run_scenario
 from chunkviz.lessons.chapters import CHAPTERS, chapter, scenario_for
 from chunkviz.lessons.kv_stage_data import stage_columns
 from chunkviz.lessons.predictions import prediction
-from tests.e2e.conftest import ROOT, wait_for_app
+from tests.e2e.conftest import ROOT, settled, wait_for_app
 from ui.i18n import tr
 
 pytestmark = pytest.mark.e2e
@@ -141,6 +141,7 @@ def _check_slide(page, number: int, lang: str, scheme: str) -> None:
     draws = int(box.get_attribute("data-draws"))
     page.keyboard.press("PageDown")  # what a presentation clicker sends
     assert box.get_attribute("data-held") == "0" and float(box.get_attribute("data-cursor-ms")) > before
+    settled(page, box)  # the move's glide has drawn its last frame (its notes and bands)
     assert int(box.get_attribute("data-draws")) > draws and int(box.get_attribute("data-notes")) >= 1
     if number == 7:
         _check_transfer_bands(page, box)

@@ -18,7 +18,7 @@ import pytest
 from chunkviz.analysis.scenario import run_scenario
 from chunkviz.analysis.why import why_sentences
 from chunkviz.lessons.chapters import CHAPTERS, scenario_for
-from tests.e2e.conftest import ROOT, wait_for_app
+from tests.e2e.conftest import ROOT, settled, wait_for_app
 
 pytestmark = pytest.mark.e2e
 SHOTS = Path(os.environ.get("CHUNKVIZ_VISUAL_SHOTS", ROOT / "test-artifacts" / "screenshots" / "visual"))
@@ -69,10 +69,12 @@ def test_labels_never_overlap_each_other_nor_cover_a_lane(projector, server_url,
         box.focus()
         projector.keyboard.press("PageDown")  # the reveal
         assert box.get_attribute("data-held") == "0", (ch.number, lang)
+        settled(projector, box)  # the move's glide has drawn its last frame
         shown = _check_labels(box, f"ch{ch.number} {lang} reveal")
         assert shown >= 1, (ch.number, lang)
         projector.screenshot(path=str(SHOTS / f"ch{ch.number}-{lang}-labels-reveal.png"))
         projector.keyboard.press("End")
+        settled(projector, box)
         assert _check_labels(box, f"ch{ch.number} {lang} end") >= shown
         projector.screenshot(path=str(SHOTS / f"ch{ch.number}-{lang}-labels-end.png"))
 
@@ -115,6 +117,7 @@ def test_the_caption_tells_each_moment_from_the_schedulers_decisions(projector, 
                 assert c["text"].startswith("ABCDEFGH"[c["eng"]] + " · "), c["text"]
             seen.append((c["cursor"], c["text"]))
             if n == 0:
+                settled(projector, box)
                 projector.screenshot(path=str(SHOTS / f"ch{ch.number}-{lang}-caption.png"))
             if len(seen) > 1 and seen[-1][0] == seen[-2][0]:
                 break  # the end: PageDown stays
@@ -182,6 +185,7 @@ def test_linked_highlighting_follows_a_request_everywhere(projector, server_url,
     projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
     box.focus()
     projector.keyboard.press("PageDown")  # the reveal
+    settled(projector, box)
     m = box.evaluate(_HL)
     assert m["focus"] == "" and m["hl"][1] == 0 and m["hl"][0] > 10, m  # nothing focused: every bar full
     chat = projector.locator(f"{BOX} .chat").nth(2)
@@ -244,6 +248,7 @@ def test_the_split_is_drawn_with_readable_lanes_and_moving_kv_blocks(projector, 
     _check_split(box, "question")
     box.focus()
     projector.keyboard.press("PageDown")  # the reveal
+    settled(projector, box)
     _check_split(box, "reveal")
     ys = []
     a, b = kv.start_s * 1e3, kv.ready_s * 1e3

@@ -1,8 +1,9 @@
 // chunkviz comparison element (`/` and the lecture chapters): the engines on one canvas with a shared time axis; the
 // cursor (a time in ms) moves in the browser (arrow keys, buttons, scrub, play by simulated time or by steps, and a
 // presentation clicker's PageDown / PageUp between the moments that teach), so no step waits for a server rerun.
-// Invariant: nothing after the cursor is drawn (bars, notes, chat text); while a question is open (data.hold_ms) the
-// cursor never passes it; data arrives once per scenario (data.version) and is read-only.
+// Invariant: nothing after the cursor is drawn (bars, notes, chat text), but for the 200 ms after a move, when the
+// canvas draws a time gliding from the old cursor to the new one; while a question is open (data.hold_ms) neither
+// the cursor nor the drawn time passes it; data arrives once per scenario (data.version) and is read-only.
 
 // The free column after a chapter's cursor, where its labels sit (window): 240 px, widened in 60 px steps up to
 // 360 while a label finds no free place (draw), so a narrow plot's labels take two lines rather than four.
@@ -10,6 +11,12 @@ const LABEL_COLUMN_PX = 240, LABEL_COLUMN_MAX_PX = 360;
 const KINDS = ["waiting", "prefill", "decode", "stall", "preempted"];
 const DIM = 0.22;  // linked highlighting: the opacity of everything not about the focused request
 const STATE = (window.__cvTimelineState = window.__cvTimelineState || {});  // per key: survives re-mounts
+// Motion (issue 35, "transitions, not jumps"): a cursor move (a key's step, PageDown's moment, a button, play by
+// steps) glides the drawn time from what is on screen to the new cursor in MOTION_MS, and a switch between a
+// handle's runs fades the old frame out while the axes tween; none under prefers-reduced-motion (one draw).
+const MOTION_MS = 200;
+const REDUCED_MOTION = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+const ease = (p) => (p < 0.5 ? 4 * p * p * p : 1 - Math.pow(2 - 2 * p, 3) / 2);  // cubic in-out: no jerk at either end
 
 function fmt(v, digits) {
   return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -71,7 +78,9 @@ function wrapText(ctx, text, maxW) {
 // Each label takes the first free place, in this order: (1) the free column after the cursor (nothing is drawn
 // there), wrapped to its width, as near its event's height as it can, its own panel first; (2) the free place
 // nearest its event anywhere on the plot; (3) failing both, (1)'s first place, marked clash (the test fails).
-// Free: inside the plot, touching no obstacle, 3 px from every label placed before it. Deterministic.
+// Free: inside the plot, touching no obstacle, 3 px from every label placed before it. Deterministic. A glide's
+// frames between its ends (o.quick) skip (2), a search of the whole plot (up to ~160 ms on chapter 7): a frame
+// shown for 16 ms must not stall the motion, and the glide's last frame is placed in full.
 function placeLabels(items, obstacles, o) {
   const placed = [], gap = 3, lineH = o.size + 2;
   const box = (lines) => ({ lines, w: Math.ceil(Math.max(...lines.map((l) => o.ctx.measureText(l).width))) + 2 * o.pad,
@@ -96,7 +105,7 @@ function placeLabels(items, obstacles, o) {
         if (y !== undefined) { spot = { ...b, x: mx, y }; break; }
       }
     }
-    if (!spot) {  // (2) the nearest free place to the event, on one line or on two
+    if (!spot && !o.quick) {  // (2) the nearest free place to the event, on one line or on two
       for (const b of [one, box(wrapText(o.ctx, it.text, one.w / 2 + 20))]) {
         let best = null, bestD = Infinity;
         for (let x = o.left; x + b.w <= o.right; x += 6) {
@@ -142,6 +151,7 @@ class Timeline {
     this.playing = false; this.acc = 0; this.last = 0; this.hits = [];
     this.draws = 0; this.stepsShown = 0; this.dropped = 0; this.lastGrid = -2;
     this.hoverR = null; this.pinR = null;  // linked highlighting: the request under the pointer, the one pinned
+    this.tween = null; this.shown = this.cursor;  // the time drawn (this.cursor's, but while a move glides)
     this.build();
     this.draw();
     this.save();  // a re-mount before any move (the question answered) still knows the question held the cursor
@@ -159,10 +169,11 @@ class Timeline {
   }
 
   setVariant(i) {
-    const before = this.variant;
+    const before = this.variant, was = this.shown, view = this.view, snap = this.snapshot();
     this.useVariant(i);
     if (this.variant === before) return;
     this.cursor = this.clamp(this.cursor); this.scrub.max = this.d.end_ms;
+    this.startTween(this.clamp(was), { snap, view });  // the old run's frame fades out while the axes tween to the new run's
     if (this.marksBox) { this.markBtns = []; this.marksBox.replaceChildren(); this.markButtons(this.marksBox, this.d.slide ? this.slideMarks() : this.d.bookmarks); }
     this.drawHandle(); this.draw(); this.save();
   }
@@ -230,7 +241,7 @@ class Timeline {
 
   build() {
     const d = this.d, box = el("div", "cv" + (d.present ? " present" : ""));
-    box.tabIndex = 0; this.box = box;
+    box.tabIndex = 0; this.box = box; box.dataset.motionMs = String(this.motionMs());
     box.style.setProperty("--cv-stall", d.colours.stall); box.style.setProperty("--cv-decode", d.colours.decode);
     const bar = el("div", "bar");
     const btn = (label, title, fn) => { const b = el("button", "", label); b.title = title; b.onclick = fn; bar.appendChild(b); return b; };
@@ -251,7 +262,8 @@ class Timeline {
     box.appendChild(bar);
     this.scrub = el("input", "scrub"); this.scrub.type = "range"; this.scrub.min = 0; this.scrub.max = d.end_ms;
     this.scrub.step = "any"; this.scrub.setAttribute("aria-label", this.t("time"));
-    this.scrub.oninput = () => { this.pause(); this.afterReveal = false; this.cursor = this.clamp(+this.scrub.value); this.draw(); this.saveUrlSoon(); };
+    this.scrub.oninput = () => { this.pause(); this.afterReveal = false; this.cursor = this.clamp(+this.scrub.value); this.endTween(); this.draw(); this.saveUrlSoon(); };
+    // (a drag follows the pointer: it cancels a running glide and starts none)
     // A slide keeps the scrub in the button row (one row less), its moments' buttons in the legend row.
     (d.slide ? bar : box).appendChild(this.scrub);
     // A slide's caption: one large line above the stage saying what happens at the cursor and why (drawCaption).
@@ -334,14 +346,61 @@ class Timeline {
   // (two engines' step ends 0.08 ms apart made the first → on `/` look dead).
   stepBy(n) {
     this.pause();
-    const g = this.d.grid_ms, [x0, x1] = this.window(), px = (x1 - x0) / Math.max(this.plot.clientWidth || 600, 100);
+    const g = this.d.grid_ms, [x0, x1] = this.window(this.cursor), px = (x1 - x0) / Math.max(this.plot.clientWidth || 600, 100);
     let target = n > 0 ? Math.min(this.gridIndex() + n, g.length - 1) : Math.max(lastBelow(g, this.cursor - 1e-6) + 1 + n, 0);
     while (n > 0 && target < g.length - 1 && g[target] - this.cursor < px) target++;
     while (n < 0 && target > 0 && this.cursor - g[target] < px) target--;
-    this.afterReveal = false; this.cursor = this.clamp(g[Math.max(target, 0)]); this.draw(); this.saveUrlSoon();
+    this.afterReveal = false; this.glideTo(g[Math.max(target, 0)]); this.saveUrlSoon();
   }
 
-  jumpTo(ms) { this.afterReveal = false; this.pause(); this.cursor = this.clamp(ms); this.draw(); this.saveUrlSoon(); }
+  jumpTo(ms) { this.afterReveal = false; this.pause(); this.glideTo(ms); this.saveUrlSoon(); }
+
+  // Motion: the cursor goes to `ms` at once (what the readout, counters, chats and caption say, and data-cursor-ms);
+  // the canvas glides there from the time it shows now (mid-glide too: a new target never queues behind the last).
+  glideTo(ms) { const from = this.clamp(this.shown); this.cursor = this.clamp(ms); this.startTween(from); this.draw(); }
+
+  motionMs() { return REDUCED_MOTION && REDUCED_MOTION.matches ? 0 : MOTION_MS; }
+
+  // fade: {snap (the canvas as it was), view (its [x0, x1])} when the drawn run changed (setVariant).
+  startTween(from, fade = null) {
+    const dur = this.motionMs(), moved = Math.abs(from - this.cursor) > 1e-6;
+    this.box.dataset.motionMs = String(dur);
+    if (!dur || (!moved && !fade)) { this.endTween(); return; }
+    this.tween = { from: moved ? from : this.cursor, to: this.cursor, t0: performance.now(), dur, fade, p: 0 };
+    this.box.dataset.animating = "1";
+    const frame = () => {  // bounded: the tween ends dur ms after it began (tweenAt), or a move replaces it
+      this.tweenRaf = 0;
+      if (!this.tween) return;
+      if (this.playing) this.tweenAt(performance.now()); else this.draw();  // play's own loop draws its frames
+      if (this.tween) this.tweenRaf = requestAnimationFrame(frame);
+    };
+    if (!this.tweenRaf) this.tweenRaf = requestAnimationFrame(frame);
+  }
+
+  endTween() {
+    this.tween = null; delete this.box.dataset.animating;
+    if (this.tweenRaf) { cancelAnimationFrame(this.tweenRaf); this.tweenRaf = 0; }
+  }
+
+  // The time to draw now: this.cursor, or the glide's eased point between the time shown before and it. A cursor
+  // set without a glide (a scrub, play by simulated time) ends the glide.
+  tweenAt(now) {
+    const tw = this.tween;
+    if (!tw) return this.cursor;
+    const p = (now - tw.t0) / tw.dur;
+    if (tw.to !== this.cursor || p >= 1) { this.endTween(); return this.cursor; }
+    tw.p = ease(Math.max(p, 0));
+    return tw.from + (tw.to - tw.from) * tw.p;
+  }
+
+  // A copy of the canvas as drawn (the frame a run switch fades out), or null before the first draw.
+  snapshot() {
+    const c = this.canvas;
+    if (!c || !c.width || !c.height || !this.motionMs()) return null;
+    const s = document.createElement("canvas"); s.width = c.width; s.height = c.height;
+    s.getContext("2d").drawImage(c, 0, 0);
+    return s;
+  }
 
   toggle() { if (this.playing) this.pause(); else this.play(); }
 
@@ -352,7 +411,10 @@ class Timeline {
     this.box.dataset.playing = "1";
     const tick = (now) => {
       if (!this.playing) return;
-      this.advance(Math.min(now - this.last, 250)); this.last = now; this.draw();
+      const was = this.cursor, from = this.shown;
+      this.advance(Math.min(now - this.last, 250)); this.last = now;
+      if (this.cursor !== was && this.d.speeds[this.speed].kind !== "sim") this.startTween(from);  // by steps: glide
+      this.draw();
       if (this.cursor >= this.clamp(this.d.end_ms) - 1e-6) { this.pause(); return; }
       this.raf = requestAnimationFrame(tick);
     };
@@ -379,17 +441,18 @@ class Timeline {
     this.saveUrlSoon();
   }
 
-  window() {
+  // The time window drawn around the time `at` (the drawn time; stepBy asks about the cursor's).
+  window(at = this.cursor) {
     const d = this.d, w = d.window_ms;
     // A chapter zooms on the moment being taught: half as far again as the cursor (at least zoom_ms), so the third
     // after the cursor (nothing is drawn after it) is free, at the end too: there the labels sit (placeLabels). A
     // narrow plot (chat windows beside it) keeps that column at least LABEL_COLUMN_PX wide.
     if (d.zoom_ms) {
       const w = Math.max(this.colW() - d.gutter_px - 22, 1), f = Math.max(1.5, w / Math.max(w - this.labelColumnPx, w / 3));
-      return [0, Math.max(d.zoom_ms, f * this.cursor, 1)];
+      return [0, Math.max(d.zoom_ms, f * at, 1)];
     }
     if (!this.follow || d.end_ms <= w) return [0, Math.max(d.end_ms, 1)];
-    const hi = Math.min(Math.max(this.cursor, w * 0.85) + w * 0.15, d.end_ms);
+    const hi = Math.min(Math.max(at, w * 0.85) + w * 0.15, d.end_ms);
     return [hi - w, hi];
   }
 
@@ -401,7 +464,7 @@ class Timeline {
 
   // Lanes of one engine active in [x0, min(cursor, x1)], and the step index at the cursor.
   activeLanes(e, x0, x1) {
-    const hi = Math.min(this.cursor, x1), seen = new Set(), s = e.segs;
+    const hi = Math.min(this.shown, x1), seen = new Set(), s = e.segs;
     for (let i = 0; i < s.r.length; i++) if (s.s[i] < hi && s.e[i] > x0) seen.add(s.r[i]);
     return [...seen].sort((a, b) => a - b);
   }
@@ -429,6 +492,12 @@ class Timeline {
 
   height() { return this.fitH || this.d.height_px; }
 
+  // The window drawn: around the drawn time; while a run switch fades, tweened from the window drawn before it.
+  viewAt(fade, tw) {
+    const w = this.window(this.shown);
+    return fade && fade.view ? w.map((v, k) => fade.view[k] + (v - fade.view[k]) * tw.p) : w;
+  }
+
   // A grid of panels (data.grid_cols, chapter 7's four GPUs in 2 × 2): engines fill it column by column, each
   // column with its own copy of the shared time axis, so each panel gets the whole height of its row.
   cols() { return Math.max(1, Math.min(this.d.grid_cols || 1, this.d.engines.length)); }
@@ -437,6 +506,8 @@ class Timeline {
 
   draw(columnPx = LABEL_COLUMN_PX) {
     this.labelColumnPx = columnPx;
+    if (columnPx === LABEL_COLUMN_PX) this.shown = this.tweenAt(performance.now());  // once a frame (not per retry)
+    const tw = this.tween, fade = tw && tw.fade;
     const d = this.d, c = this.canvas, dpr = window.devicePixelRatio || 1;
     // The caption's line comes out of the canvas, so a slide keeps its height (the question stays on screen).
     const width = Math.max(this.plot.clientWidth || this.box.clientWidth || 600, 300),
@@ -446,7 +517,7 @@ class Timeline {
     }
     const ctx = c.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, width, height);
     const col = this.colours(), font = d.font_px, tick = d.tick_px;
-    const [x0, x1] = this.window(), axisH = tick + 12, cols = this.cols(), colW = width / cols;
+    const [x0, x1] = (this.view = this.viewAt(fade, tw)), axisH = tick + 12, cols = this.cols(), colW = width / cols;
     const rows = Math.ceil(d.engines.length / cols), pad = d.present ? 22 : 10;
     // One time axis per column of panels: X[c] maps a time to column c's pixels.
     const X = [...Array(cols).keys()].map((c) => {
@@ -476,16 +547,20 @@ class Timeline {
       }
       ctx.textAlign = "left"; ctx.fillText(this.t("time_ms"), Xc.ox + 2, yAxis + tick + 4);
       // The cursor: palette.CURSOR, a colour no bar uses.
-      ctx.fillStyle = d.colours.cursor; ctx.fillRect(Xc(this.cursor) - 1.5, 0, 3, yAxis);
+      ctx.fillStyle = d.colours.cursor; ctx.fillRect(Xc(this.shown) - 1.5, 0, 3, yAxis);
     });
-    this.cursorX = X[0](this.cursor);
+    this.cursorX = X[0](this.shown);
     this.drawLabels(ctx, X, rows, x1, yAxis);  // last: nothing is drawn over a label
-    if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX) return this.draw(columnPx + 60);
+    if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX && !tw) return this.draw(columnPx + 60);
+    if (fade && fade.snap) {  // a run switch: the old run's frame over the new one, fading out
+      ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.globalAlpha = 1 - tw.p;
+      ctx.drawImage(fade.snap, 0, 0, c.width, c.height); ctx.restore();
+    }
     this.afterDraw(stepIdx);
   }
 
   drawEngine(ctx, e, top, h, X, x0, x1, col, font, k) {
-    const d = this.d, C = d.colours, hi = Math.min(this.cursor, x1), st = e.steps;
+    const d = this.d, C = d.colours, hi = Math.min(this.shown, x1), st = e.steps;
     const i = lastBelow(st.s, this.cursor);  // the step running at (or just finished by) the cursor
     ctx.font = `600 ${font}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "left";
     const idle = i >= 0 && this.cursor > st.s[i] + st.d[i] + 1e-6;
@@ -559,7 +634,7 @@ class Timeline {
   // the cache is whole there; its path stays drawn (a line from the source's strip to the block), so the band reads
   // after the move as before it. Drawn where both engines share a column (chapter 7: the prefill GPU over the decode GPU).
   drawTransfers(ctx, x0, x1) {
-    const d = this.d, hi = Math.min(this.cursor, x1), colour = d.colours.transfer, moving = [];
+    const d = this.d, hi = Math.min(this.shown, x1), colour = d.colours.transfer, moving = [];
     (d.transfers || []).forEach((tr) => {
       const gp = this.geo[tr.from], gd = this.geo[tr.to];
       const a = Math.max(tr.s_ms, x0), b = Math.min(tr.e_ms, hi);
@@ -569,7 +644,7 @@ class Timeline {
       const y1 = gd.row.has(tr.r) ? gd.bodyTop + (gd.row.get(tr.r) + 0.5) * gd.laneH : gd.bodyTop;
       const frac = Math.min(Math.max((b - tr.s_ms) / Math.max(tr.e_ms - tr.s_ms, 1e-9), 0), 1), y = y0 + (y1 - y0) * frac;
       const f = this.focusR(), dim = f !== null && tr.r !== f ? DIM : 1;
-      ctx.save(); ctx.globalAlpha = dim; ctx.strokeStyle = ctx.fillStyle = colour; ctx.lineWidth = 2;
+      ctx.save(); this.clipTitles(ctx); ctx.globalAlpha = dim; ctx.strokeStyle = ctx.fillStyle = colour; ctx.lineWidth = 2;
       ctx.fillRect(xa, y0 - 1.5, Math.max(xb - xa, 2), 3);  // the source lane's strip, as long as the send
       ctx.beginPath(); ctx.moveTo(xa, y0); ctx.lineTo(xb, y); ctx.stroke();  // the block's path
       ctx.restore();
@@ -587,6 +662,16 @@ class Timeline {
     // The blocks on the wire at the cursor and where each is (0 at the prefill lane … 1 at the decode lane).
     this.box.dataset.kvMoving = moving.filter((m) => m.inFlight).map((m) => m.tr.r).join(",");
     this.box.dataset.kvBlocks = JSON.stringify(moving.map((m) => [m.tr.r, Math.round(m.by + m.bh / 2)]));
+    this.box.dataset.kvRects = JSON.stringify(moving.map((m) => [m.tr.r, ...[m.bx, m.by, m.bx + m.bw, m.by + m.bh]
+      .map(Math.round)]));  // [r, x0, y0, x1, y1]: each block's rectangle (the band test reads its pixels)
+  }
+
+  // A path passes under the panels' titles (this.titleBoxes), not through their letters ("D · 1P+1D · decode GPU"
+  // was crossed out by four lines); the blocks themselves are drawn unclipped, so one in flight stays whole.
+  clipTitles(ctx) {
+    ctx.beginPath(); ctx.rect(-1, -1, 1e5, 1e5);
+    (this.titleBoxes || []).forEach((b) => ctx.rect(b[0], b[1], b[2] - b[0], b[3] - b[1]));
+    ctx.clip("evenodd");
   }
 
   // The chapter's notes (data.notes: {t_ms, x_ms, eng, lane, text}) whose event the cursor has passed, placed by
@@ -596,19 +681,20 @@ class Timeline {
   drawLabels(ctx, X, rows, x1, yAxis) {
     const d = this.d, size = d.present ? d.tick_px : 13;
     ctx.font = `600 ${size}px sans-serif`;
-    const notes = (d.notes || []).filter((n) => n.t_ms <= this.cursor + 1e-6 && this.geo[n.eng])
+    const notes = (d.notes || []).filter((n) => n.t_ms <= this.shown + 1e-6 && this.geo[n.eng])
       .sort((a, b) => a.t_ms - b.t_ms || a.eng - b.eng);
     const items = notes.map((n) => {
       const g = this.geo[n.eng], lane = g.row.has(n.lane) ? g.row.get(n.lane) : 0;
       // Its place in the free column after its own column's cursor (a grid of panels: one per column).
       return { text: n.text, px: g.X(Math.min(n.x_ms, x1)), py: g.bodyTop + lane * g.laneH + g.laneH / 2,
-               top: g.top, bottom: g.panelBottom, r: n.lane, marginX: g.X(this.cursor) + 10, right: g.X.right };
+               top: g.top, bottom: g.panelBottom, r: n.lane, marginX: g.X(this.shown) + 10, right: g.X.right };
     });
     // A grid's later columns: their gutters hold row labels, which no label covers.
     const gutters = X.slice(1).map((Xc) => [Xc.ox, 0, Xc.left, yAxis]);
     const obstacles = this.hits.map((h) => [h[0], h[2], h[1], h[3]]).concat(this.titleBoxes || [], gutters);
     const placed = placeLabels(items, obstacles, { ctx, size, pad: 4, left: X[0].left, right: X[X.length - 1].right,
-                                                   top: 0, bottom: yAxis, marginX: this.cursorX + 10 });
+                                                   top: 0, bottom: yAxis, marginX: this.cursorX + 10,
+                                                   quick: !!this.tween });
     const f = this.focusR();
     placed.forEach((b) => {
       ctx.globalAlpha = f !== null && b.r !== f ? DIM : 1;
@@ -649,6 +735,7 @@ class Timeline {
       line.appendChild(document.createTextNode(i >= 0 ? e.why[i] : this.t("no_step")));
       return line;
     }));
+    ds.motionMs = String(this.motionMs());  // the glide's length now: "200", or "0" under reduced motion
     ds.cursorMs = this.cursor.toFixed(3); ds.draws = this.draws; ds.stepsShown = this.stepsShown;
     ds.dropped = this.dropped; ds.playing = this.playing ? "1" : "0"; ds.cursorX = (this.cursorX || 0).toFixed(1);
     ds.steps = stepIdx.map((i, k) => (i >= 0 ? d.engines[k].steps.n[i] : -1)).join(",");
@@ -948,7 +1035,7 @@ class Timeline {
     });
   }
 
-  destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
+  destroy() { this.pause(); this.endTween(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
 }
 
 // Rooms (ui/components/room/room.js): each drawn cursor is announced as cv:cursor (a teacher's page posts it); a
