@@ -10,6 +10,9 @@ const LABEL_COLUMN_PX = 240, LABEL_COLUMN_MAX_PX = 360;
 const KINDS = ["waiting", "prefill", "decode", "stall", "preempted"];
 const DIM = 0.22;  // linked highlighting: the opacity of everything not about the focused request
 const STATE = (window.__cvTimelineState = window.__cvTimelineState || {});  // per key: survives re-mounts
+// The element live for each key: a re-mount in a new React instance may build the new element before the old one's
+// clean-up runs, and the old one's last save must not overwrite the new one's state (the question's hold again).
+const LIVE = (window.__cvLive = window.__cvLive || {});
 
 function fmt(v, digits) {
   return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -775,13 +778,16 @@ class Timeline {
   // whose last token is older than the engine's frozen_ms is frozen, drawn in the stall colour with a ‖ mark.
   drawChats(stepIdx) {
     const d = this.d, T = d.chat_text, c = this.cursor;
+    // One header form on the slide: the short one ("R4 · prompt 6,806") wherever some engine has three windows a row.
+    const short = !!T.head_short && d.chats.some((eng) => eng.boxes.length > 4 && !eng.stove);
     this.chatCol.replaceChildren(...d.chats.map((eng, k) => {
       const block = el("div", "chat-engine"); block.style.height = this.panelH + "px";
       if (eng.stove) block.appendChild(el("div", "stove", this.stove(eng, stepIdx[k], k)));
       const grid = el("div", "chat-grid");
-      // Five or six windows (every request a label names or counts, ui/chapters/lanes.py) in two rows of three.
-      if (eng.boxes.length > 4 && !eng.stove) grid.style.gridTemplateColumns = "repeat(3, minmax(0, 1fr))";
-      eng.boxes.forEach((b) => grid.appendChild(this.chatBox(b, eng, c, T)));
+      // Five or six windows (every request a label names or counts, ui/chapters/lanes.py) in two rows of three: the
+      // narrow windows drop the typed words and may wrap their status (comparison.css .three).
+      if (eng.boxes.length > 4 && !eng.stove) { grid.style.gridTemplateColumns = "repeat(3, minmax(0, 1fr))"; grid.classList.add("three"); }
+      eng.boxes.forEach((b) => grid.appendChild(this.chatBox(b, eng, c, T, short)));
       block.appendChild(grid);
       return block;
     }));
@@ -796,14 +802,15 @@ class Timeline {
     return fill(T["stove" + one] || T.stove, { p: fmt(st.p[i], 0), who: eng.stove[i] || "–", dec: fmt(st.dc[i], 0) });
   }
 
-  chatBox(b, eng, c, T) {
+  chatBox(b, eng, c, T, short = false) {
     const box = el("div", "chat"), head = el("div", "head"), text = el("div", "text"), status = el("div", "status");
     const f = this.focusR();
     if (f !== null) box.classList.add(b.r === f ? "hl" : "dim");
     box.dataset.r = b.r;
     box.onmouseenter = () => this.setHoverR(b.r); box.onmouseleave = () => this.setHoverR(null);
     box.onclick = () => this.pin(b.r);
-    head.textContent = fill(T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
+    head.textContent = fill(short ? T.head_short : T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
+    head.title = fill(T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
     const n = lastBelow(b.tok, c + 1e-6) + 1;  // tokens emitted by the cursor
     let line = "";
     if (b.arr > c) line = T.not_arrived;
@@ -827,7 +834,7 @@ class Timeline {
     return box;
   }
 
-  destroy() { this.pause(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
+  destroy() { this.pause(); clearTimeout(this.urlTimer); if (LIVE[this.key] === this) this.save(); this.box.remove(); }
 }
 
 // Rooms (ui/components/room/room.js): each drawn cursor is announced as cv:cursor (a teacher's page posts it); a
@@ -865,7 +872,10 @@ function roomHook(tl) {
 export default function (component) {
   const { data, parentElement, key } = component;
   const host = parentElement;
-  const k = key || "timeline";
+  // The state's key is the page's path and the element's own key (st-key-<key>), not Streamlit's instance key: that
+  // one is new whenever React mounts the element afresh (the answer's rerun drops the "what you will see" line in
+  // lecture mode, and the slide re-mounted in a new instance at the question's moment, its cursor and hold lost).
+  const k = `${window.location.pathname}#${elementKey(host, key || "timeline")}`;
   // A rerun that did not change the scenario: keep everything, but write the cursor into the URL again, because
   // the server rewrites the query string from the values it read when the session started.
   if (host.__cv && host.__cv.d.version === data.version) { host.__cv.saveUrlSoon(); return () => {}; }
@@ -873,7 +883,7 @@ export default function (component) {
   window.__cvMounts = (window.__cvMounts || 0) + 1;  // tests: a handle's drag mounts nothing
   const restored = STATE[k] !== undefined;
   const tl = new Timeline(host, data, k);
-  host.__cv = tl;
+  host.__cv = tl; LIVE[k] = tl;
   if (restored) tl.saveUrlSoon();
   const onKey = (ev) => tl.onKey(ev);
   const onResize = () => { tl.fit(); tl.draw(); };
