@@ -145,3 +145,16 @@ def test_many_whole_prompts_in_one_step_are_counted_and_one_is_singular():
     step = next(s for s in trace.steps if sum(c.phase == "prefill" for c in s.chunks) == 3)
     assert why_sentence(step, _prompts(trace)) == ("R1's whole 100-token prompt; R2's whole 200-token prompt; "
                                                    "R3's whole 300-token prompt")
+
+
+def test_a_one_token_chunk_reads_in_the_singular():
+    """The split kitchen's decode GPU runs each prompt's last token as a 1-token chunk ("1 tokens" before)."""
+    from chunkviz.lessons import split
+
+    trace = next(i.trace for i in split.split_run("disagg").instances if i.role == "decode")
+    doc = max(trace.requests, key=lambda r: r.prompt_tokens)
+    step = next(s for s in trace.steps for c in s.chunks
+                if c.request_id == doc.request_id and c.phase == "prefill" and c.num_tokens == 1)
+    text = why_sentence(step, _prompts(trace))
+    assert f"R{doc.request_id}'s chunk: 1 token (prompt token {doc.prompt_tokens:,} of {doc.prompt_tokens:,})" in text
+    assert "1 tokens" not in text

@@ -22,6 +22,8 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
                        "R{rid} 的块拿到了 {budget:,} token 预算中剩下的 {tokens:,} 个（提示词第 {a:,}–{b:,} 个，共 {total:,} 个）"),
     "why.chunk": ("R{rid}'s chunk: {tokens:,} tokens (prompt tokens {a:,}–{b:,} of {total:,})",
                   "R{rid} 的块：{tokens:,} 个 token（提示词第 {a:,}–{b:,} 个，共 {total:,} 个）"),
+    "why.chunk_one": ("R{rid}'s chunk: 1 token (prompt token {a:,} of {total:,})",
+                      "R{rid} 的块：1 个 token（提示词第 {a:,} 个，共 {total:,} 个）"),
     "why.whole": ("R{rid}'s whole {total:,}-token prompt", "R{rid} 的整个 {total:,} token 提示词"),
     # More whole prompts in one step than a slide's caption line holds one by one (static batching admits five).
     "why.whole_many": ("{n} whole prompts ({ids}; {tokens:,} tokens)", "{n} 段完整提示词（{ids}；共 {tokens:,} 个 token）"),
@@ -107,8 +109,8 @@ def _prefill_clauses(record: StepRecord, prompts: dict[int, int], lang: str, dec
                 out.append(_t("why.whole", lang, total=total, rid=c.request_id))
         elif i == len(prefills) - 1 and decode_tokens + sum(x.num_tokens for x in prefills) == budget:
             out.append(_t("why.chunk_rest", lang, **fields))
-        else:
-            out.append(_t("why.chunk", lang, **fields))
+        else:  # (a 1-token chunk: the decode GPU of a split recomputes the prompt's last token)
+            out.append(_t("why.chunk_one" if c.num_tokens == 1 else "why.chunk", lang, **fields))
     return out
 
 
