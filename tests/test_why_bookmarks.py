@@ -140,3 +140,33 @@ def test_static_batching_waits_by_its_own_rule_and_seats_are_named():
     step = seats.steps[0]
     assert step.decision.wait_reason == "seats" and why_sentence(step, _prompts(seats)).endswith(
         "R2 wait: max_num_seqs requests already run")
+
+
+def test_many_whole_prompts_in_one_step_are_counted_and_one_is_singular():
+    """Static batching admits five waiting prompts in one step: the sentence counts them (it named all five and ran
+    past a slide's caption line, chapter 5); a step with one decode or one frozen chat says so in the singular."""
+    specs = [(0.0, 40, 30)] + [(1e-6 * i, 100 * i, 4) for i in range(1, 6)]
+    trace = simulate(make_config(policy="static", budget=2048), make_requests(specs))
+    step = next(s for s in trace.steps if sum(c.phase == "prefill" for c in s.chunks) == 5)
+    assert why_sentence(step, _prompts(trace)) == "5 whole prompts (R1, R2 and 3 more; 1,500 tokens)"
+    assert why_sentence(step, _prompts(trace), "zh") == "5 段完整提示词（R1、R2 及另外 3 个请求；共 1,500 个 token）"
+    lone = next(s for s in trace.steps if s.chunks and all(c.phase == "decode" for c in s.chunks))
+    assert why_sentence(lone, _prompts(trace)).startswith("decode only: 1 request gets one token in ")
+    three = [(0.0, 40, 30)] + [(1e-6 * i, 100 * i, 4) for i in range(1, 4)]
+    trace = simulate(make_config(policy="static", budget=2048), make_requests(three))
+    step = next(s for s in trace.steps if sum(c.phase == "prefill" for c in s.chunks) == 3)
+    assert why_sentence(step, _prompts(trace)) == ("R1's whole 100-token prompt; R2's whole 200-token prompt; "
+                                                   "R3's whole 300-token prompt")
+
+
+def test_a_one_token_chunk_reads_in_the_singular():
+    """The split kitchen's decode GPU runs each prompt's last token as a 1-token chunk ("1 tokens" before)."""
+    from chunkviz.lessons import split
+
+    trace = next(i.trace for i in split.split_run("disagg").instances if i.role == "decode")
+    doc = max(trace.requests, key=lambda r: r.prompt_tokens)
+    step = next(s for s in trace.steps for c in s.chunks
+                if c.request_id == doc.request_id and c.phase == "prefill" and c.num_tokens == 1)
+    text = why_sentence(step, _prompts(trace))
+    assert f"R{doc.request_id}'s chunk: 1 token (prompt token {doc.prompt_tokens:,} of {doc.prompt_tokens:,})" in text
+    assert "1 tokens" not in text

@@ -12,28 +12,31 @@ from chunkviz.simulator.trace import StepRecord, Trace
 
 WHY_TEXTS: dict[str, tuple[str, str]] = {
     "why.decode_first": ("decodes first: {tokens:,} tokens", "解码优先：{tokens:,} 个 token"),
+    "why.decode_first_one": ("decodes first: 1 token", "解码优先：1 个 token"),
     "why.decode_only": ("decode only: {n} requests get one token each in {ms:.1f} ms",
                         "只有解码：{n} 个请求各得到 1 个 token，用时 {ms:.1f} 毫秒"),
-    "why.decode_only_1": ("decode only: {n} request gets one token in {ms:.1f} ms",
-                          "只有解码：{n} 个请求得到 1 个 token，用时 {ms:.1f} 毫秒"),
+    "why.decode_only_one": ("decode only: 1 request gets one token in {ms:.1f} ms",
+                            "只有解码：1 个请求得到 1 个 token，用时 {ms:.1f} 毫秒"),
     "why.chunk_rest": ("R{rid}'s chunk got the remaining {tokens:,} of the {budget:,}-token budget "
                        "(prompt tokens {a:,}–{b:,} of {total:,})",
                        "R{rid} 的块拿到了 {budget:,} token 预算中剩下的 {tokens:,} 个（提示词第 {a:,}–{b:,} 个，共 {total:,} 个）"),
     "why.chunk": ("R{rid}'s chunk: {tokens:,} tokens (prompt tokens {a:,}–{b:,} of {total:,})",
                   "R{rid} 的块：{tokens:,} 个 token（提示词第 {a:,}–{b:,} 个，共 {total:,} 个）"),
+    "why.chunk_one": ("R{rid}'s chunk: 1 token (prompt token {a:,} of {total:,})",
+                      "R{rid} 的块：1 个 token（提示词第 {a:,} 个，共 {total:,} 个）"),
     "why.whole": ("R{rid}'s whole {total:,}-token prompt", "R{rid} 的整个 {total:,} token 提示词"),
+    # More whole prompts in one step than a slide's caption line holds one by one (static batching admits five).
+    "why.whole_many": ("{n} whole prompts ({ids}; {tokens:,} tokens)", "{n} 段完整提示词（{ids}；共 {tokens:,} 个 token）"),
     "why.prefill_only": ("prefill-first: this step runs only {what}, so {n} chats get no token for {ms:.0f} ms",
                          "预填充优先：这一步只运行 {what}，所以 {n} 个聊天有 {ms:.0f} 毫秒拿不到 token"),
-    "why.prefill_only_1": ("prefill-first: this step runs only {what}, so {n} chat gets no token for {ms:.0f} ms",
-                           "预填充优先：这一步只运行 {what}，所以 {n} 个聊天有 {ms:.0f} 毫秒拿不到 token"),
+    "why.prefill_only_one": ("prefill-first: this step runs only {what}, so 1 chat gets no token for {ms:.0f} ms",
+                             "预填充优先：这一步只运行 {what}，所以 1 个聊天有 {ms:.0f} 毫秒拿不到 token"),
     "why.np_whole": ("R{rid}'s {total:,}-token prompt", "R{rid} 的 {total:,} token 提示词"),
     "why.np_chunk": ("a {tokens:,}-token chunk of R{rid}'s prompt (tokens {a:,}–{b:,} of {total:,})",
                      "R{rid} 提示词的一个 {tokens:,} token 的块（第 {a:,}–{b:,} 个，共 {total:,} 个）"),
     "why.np_many": ("{n} prompts ({ids}; {tokens:,} tokens)", "{n} 个提示词（{ids}；共 {tokens:,} 个 token）"),
     "why.stall_budget": ("{n} decodes get no token: the budget ran out",
                          "{n} 个解码拿不到 token：预算用完了"),
-    "why.stall_budget_1": ("{n} decode gets no token: the budget ran out",
-                           "{n} 个解码拿不到 token：预算用完了"),
     "why.wait_budget": ("{ids} wait: budget spent", "{ids}等待：预算已用完"),
     "why.wait_seats": ("{ids} wait: max_num_seqs requests already run", "{ids}等待：运行中的请求已达 max_num_seqs"),
     "why.wait_memory": ("{ids} wait: the KV cache is full", "{ids}等待：KV 缓存已满"),
@@ -74,9 +77,6 @@ WHY_TEXTS: dict[str, tuple[str, str]] = {
 
 
 def _t(key: str, lang: str, **fields: object) -> str:
-    # A count of one takes the template's singular twin ("1 chat gets", not "1 chats get") where it has one.
-    if fields.get("n") == 1 and f"{key}_1" in WHY_TEXTS:
-        key = f"{key}_1"
     en, zh = WHY_TEXTS[key]
     return (zh if lang == "zh" else en).format(**fields)
 
@@ -88,20 +88,29 @@ def _ids(ids: tuple[int, ...], total: int, lang: str) -> str:
     return _t("why.ids_more", lang, a=ids[0], b=ids[1], n=total - 2, total=total) if len(ids) >= 2 else _t("why.ids_1", lang, a=ids[0])
 
 
+MAX_WHOLE_NAMED = 3  # whole prompts named one by one in a step's sentence; more are counted (why.whole_many)
+
+
 def _prefill_clauses(record: StepRecord, prompts: dict[int, int], lang: str, decode_tokens: int) -> list[str]:
     budget = record.decision.max_num_batched_tokens if record.decision else 0
     prefills = [c for c in record.chunks if c.phase == "prefill"]
+    whole = [c for c in prefills if c.start_token == 0 and c.num_tokens >= prompts.get(c.request_id, c.num_tokens)]
     out = []
+    if len(whole) > MAX_WHOLE_NAMED:  # one clause for them all, so the sentence stays one line on a slide
+        out.append(_t("why.whole_many", lang, n=len(whole), ids=_ids(tuple(c.request_id for c in whole[:2]),
+                                                                         len(whole), lang),
+                      tokens=sum(c.num_tokens for c in whole)))
     for i, c in enumerate(prefills):
         total = prompts.get(c.request_id, c.start_token + c.num_tokens)
         fields = dict(rid=c.request_id, tokens=c.num_tokens, a=c.start_token + 1, b=c.start_token + c.num_tokens,
                       total=total, budget=budget)
-        if c.start_token == 0 and c.num_tokens >= total:
-            out.append(_t("why.whole", lang, total=total, rid=c.request_id))
+        if c in whole:
+            if len(whole) <= MAX_WHOLE_NAMED:
+                out.append(_t("why.whole", lang, total=total, rid=c.request_id))
         elif i == len(prefills) - 1 and decode_tokens + sum(x.num_tokens for x in prefills) == budget:
             out.append(_t("why.chunk_rest", lang, **fields))
-        else:
-            out.append(_t("why.chunk", lang, **fields))
+        else:  # (a 1-token chunk: the decode GPU of a split recomputes the prompt's last token)
+            out.append(_t("why.chunk_one" if c.num_tokens == 1 else "why.chunk", lang, **fields))
     return out
 
 
@@ -130,13 +139,16 @@ def why_sentence(record: StepRecord, prompts: dict[int, int], lang: str = "en") 
     prefill = _prefill_clauses(record, prompts, lang, decode_tokens)
     if decision is not None and decision.stall_reason == "prefill_first" and prefill:
         what = _prefill_noun(record, prompts, lang)
-        clauses.append(_t("why.prefill_only", lang, what=what, n=record.num_stalled_decodes,
+        one = "_one" if record.num_stalled_decodes == 1 else ""  # "1 chat gets", not "1 chats get"
+        clauses.append(_t(f"why.prefill_only{one}", lang, what=what, n=record.num_stalled_decodes,
                           ms=record.duration_s * 1e3))
     else:
         if decode_tokens and prefill:
-            clauses.append(_t("why.decode_first", lang, tokens=decode_tokens))
+            clauses.append(_t("why.decode_first_one" if decode_tokens == 1 else "why.decode_first", lang,
+                              tokens=decode_tokens))
         elif decode_tokens:
-            clauses.append(_t("why.decode_only", lang, n=decode_tokens, ms=record.duration_s * 1e3))
+            clauses.append(_t("why.decode_only_one" if decode_tokens == 1 else "why.decode_only", lang,
+                              n=decode_tokens, ms=record.duration_s * 1e3))
         clauses.extend(prefill)
         if decision is not None and decision.stall_reason == "budget":
             clauses.append(_t("why.stall_budget", lang, n=record.num_stalled_decodes))

@@ -1,7 +1,8 @@
 """Real browser, lecture mode (`?present=1`), a 1280×720 projector (issue 35, layout):
 
 - every chapter, English and 中文, light and dark: after PageDown's reveal and after answering the question, the stage
-  (key `stage`), the question with its verdict (key `predict`) and the runs' metric line all lie inside the viewport;
+  (key `stage`), the question with its verdict (key `predict`) and the runs' metric line all lie inside the viewport
+  (chapter 6: its lanes, budget handle and the handle's verdict too, the verdict whole);
   a screenshot of each answered slide goes to test-artifacts/screenshots/reveal/ (CHUNKVIZ_REVEAL_SHOTS overrides);
 - every page: st.metric values ≥ 28 px, every other text ≥ 16 px, Plotly tick labels ≥ 14 px;
 - counters end at "step N of N" (the comparison element on `/` and the KV stage of chapter 4);
@@ -30,6 +31,7 @@ SHOTS = Path(os.environ.get("CHUNKVIZ_REVEAL_SHOTS", ROOT / "test-artifacts" / "
 VIEW = {"width": 1280, "height": 720}
 LANES = ".st-key-stage .cv"
 READY = {3: ".st-key-stage .cv.attention canvas", 4: ".st-key-stage .kvs .cell"}  # the others: the lanes' canvas
+HANDLE_CHAPTER = 6  # its budget handle's verdict is the answer drawn on the stage (ui/chapters/budget_handle.py)
 PAGES = ("", "kv", "replacement", "tradeoffs", "attention", "article", "quiz", "traces", "measure")
 METRIC_PAGES = ("kv", "tradeoffs", "attention", "traces")  # the pages whose metrics lecture mode shrank to 17 px
 
@@ -128,6 +130,13 @@ def _check_chapter(page, number: int, lang: str, scheme: str) -> None:
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-answered.png"))
     assert all(_inside(m[k]) for k in ("stage", "predict", "verdict", "metric")), (number, lang, scheme, m)
     assert m["verdict"][1] >= m["stage"][3] - 1, (number, lang, scheme, m)  # under the stage, not over it
+    if number == HANDLE_CHAPTER:  # the answer on the stage: the lanes, the budget handle and its verdict, whole
+        h = page.locator(f"{LANES} .handle-row")
+        verdict = page.locator(f"{LANES} .handle-verdict")
+        boxes = [h.bounding_box(), verdict.bounding_box(), page.locator(f"{LANES} canvas").first.bounding_box()]
+        assert all(b and _inside([b["x"], b["y"], b["x"] + b["width"], b["y"] + b["height"]]) for b in boxes), \
+            (number, lang, scheme, boxes)
+        assert verdict.evaluate("e => e.scrollWidth <= e.clientWidth"), (number, lang, scheme, verdict.inner_text())
 
 
 def test_the_reveal_fits_every_chapter_in_both_languages(projector, server_url):

@@ -16,6 +16,7 @@ from chunkviz.lessons.sharing import sharing_figures
 from tests.ui.apptest_helpers import open_app
 from ui.chapters.common import page_file
 from ui.components.kv_stage.export import build_payload
+from ui.i18n import tr
 
 
 def _stage(at) -> tuple[str, dict]:
@@ -59,12 +60,19 @@ def test_chapter_4_draws_its_shared_prompt_run_with_ref_counts_rising():
 
 
 def test_chapter_6_draws_its_sweep_in_the_stage_once_answered():
-    """The sweep is the answer: none before it; then in lecture mode it takes the stage's place (both would not fit
-    1280×720, tests/e2e/test_chapters_browser.py) with a switch back to the lanes; outside it, under the lanes."""
+    """The sweep is the answer: none before it; then in lecture mode the lanes stay, with the budget handle and its
+    verdict (both would not fit 1280×720, tests/e2e/test_reveal_fits_browser.py), and a switch opens the sweep in
+    their place; outside lecture mode, the sweep under the lanes."""
     at = open_app(page_file(chapter(6)), present="1")
     assert len(at.get("bidi_component")) == 1 and not at.get("plotly_chart")
     at.radio(key="c6_pred").set_value(prediction(6).correct_option).run()
-    assert not at.exception and not at.get("bidi_component") and len(at.get("plotly_chart")) == 1
+    assert not at.exception and len(at.get("bidi_component")) == 1 and not at.get("plotly_chart")
+    (element,) = at.get("bidi_component")
+    data = json.loads(element.proto.json)
+    before = tr("chx.handle.6.before", "en")  # the handle's verdict, shown once answered
+    assert data["hold_ms"] is None and all(r["verdict"] not in ("", before) for r in data["variants"]["runs"])
+    at.button_group(key="c6_view").set_value("answer").run()
+    assert not at.get("bidi_component") and len(at.get("plotly_chart")) == 1
     at.button_group(key="c6_view").set_value("lanes").run()
     assert len(at.get("bidi_component")) == 1 and not at.get("plotly_chart")
     at = open_app(page_file(chapter(6)))

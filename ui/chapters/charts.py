@@ -53,16 +53,20 @@ def utilisation_figure(panels: dict[str, tuple[StepUtil, ...]], labels: dict[str
 
 def budget_figure(points: tuple[BudgetPoint, ...], slo: ClassSlo, labels: dict[str, str],
                   height_px: int = 300) -> go.Figure:
-    """Chats' TBT p99 and documents' TTFT p50 against the budget, each with its SLO line; green = meets both."""
+    """Chats' TBT p99 and documents' TTFT p50 against the budget, each with its SLO line; green = meets both.
+
+    No label covers another or the line: the SLO's value is in its panel's title (`labels`: chapter 6's
+    chx.budget.panel; an "SLO" tag on the line sat on the first bar's value), and each bar writes its value inside its top while the dashed line runs behind the bars (written
+    above the bars, the line crossed "18", "259" and "257")."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[labels["chat"], labels["doc"]], horizontal_spacing=0.12)
     x = [str(p.budget_tokens) for p in points]
     colors = [MIXED if p.meets_both else CURSOR for p in points]
     for col, values, limit in ((1, [p.chat_tbt_p99_s * 1e3 for p in points], slo.chat_tbt_p99_s * 1e3),
                                (2, [p.doc_ttft_p50_s * 1e3 for p in points], slo.doc_ttft_p50_s * 1e3)):
         fig.add_trace(go.Bar(x=x, y=values, marker={"color": colors}, showlegend=False,
-                             text=[deciding(v, limit) for v in values], textposition="outside"), row=1, col=col)
-        fig.add_hline(y=limit, line={"color": CURSOR, "dash": "dash"}, annotation_text=labels["slo"],
-                      annotation_position="top left", row=1, col=col)
+                             text=[deciding(v, limit) for v in values], textposition="inside",
+                             insidetextanchor="end", textangle=0, constraintext="none"), row=1, col=col)
+        fig.add_hline(y=limit, line={"color": CURSOR, "dash": "dash"}, layer="below", row=1, col=col)
         fig.update_xaxes(title_text=labels["axis"], type="category", row=1, col=col)
     fig.update_layout(height=height_px, margin={"l": 10, "r": 10, "t": 40, "b": 30})
     return fig

@@ -160,6 +160,7 @@ def slide_extras(ch: Chapter, traces: dict[str, Trace], done: bool, chats: bool 
         out["chats"] = [chat_payload(tr, 4, named=named_requests(ch, tr)) for tr in traces.values()]
         out["chat_text"] = {k: t(f"chx.chat.{k}") for k in _CHAT_KEYS}
         out["chat_text"]["head"] = t("chx.chat.head")
+        out["chat_text"]["head_short"] = t("chx.chat.head_short")
         # A 中文 "word" is a character (the text has no spaces between them), an English one is space-separated.
         words = t("chx.words")
         out["chat_words"] = [c for c in words if not c.isspace()] if current_lang() == "zh" else words.split()
@@ -182,15 +183,16 @@ def long_prefill_fields(trace: Trace) -> dict[str, float | int]:
 
 
 def _stage_view(ch: Chapter, answer_view: Callable[[], None] | None) -> str:
-    """What the stage shows: "lanes", or, once the question is answered, also (`both`) or, in lecture mode where
-    both do not fit 1280×720, instead (`answer`, with a switch back to the lanes) the chapter's answer view."""
+    """What the stage shows: "lanes", or, once the question is answered, also (`both`) the chapter's answer view;
+    in lecture mode, where both do not fit 1280×720, the lanes stay (chapter 6's budget handle and its verdict are
+    the answer on the slide) and a switch opens the answer view instead (`answer`)."""
     if answer_view is None or not answered(ch):
         return "lanes"
     if not is_present():
         return "both"
-    view = st.segmented_control(t("chx.view.label"), ("answer", "lanes"), default="answer", key=f"c{ch.number}_view",
+    view = st.segmented_control(t("chx.view.label"), ("lanes", "answer"), default="lanes", key=f"c{ch.number}_view",
                                 format_func=lambda v: t(f"chx.view.{v}"), label_visibility="collapsed")
-    return view or "answer"  # a click on the chosen option deselects it: the answer stays
+    return view or "lanes"  # a click on the chosen option deselects it: the lanes stay
 
 
 def slide(ch: Chapter, traces: dict[str, Trace], chats: bool = True, kitchen: bool = False,

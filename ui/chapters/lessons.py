@@ -94,9 +94,12 @@ SLIDE_SWEEP_PX = 250
 
 
 def budget_lesson() -> None:
-    labels = {k: t(f"chx.budget.{k}") for k in ("chat", "doc", "axis", "slo")}
+    slo = budgets.ClassSlo()
+    labels = {"chat": t("chx.budget.panel", what=t("chx.budget.chat"), slo=slo.chat_tbt_p99_s * 1e3),
+              "doc": t("chx.budget.panel", what=t("chx.budget.doc"), slo=slo.doc_ttft_p50_s * 1e3),
+              "axis": t("chx.budget.axis")}
     height = SLIDE_SWEEP_PX if is_present() else 300
-    chapter_chart("c6_budgets", budget_figure(_sweep(), budgets.ClassSlo(), labels, height))
+    chapter_chart("c6_budgets", budget_figure(_sweep(), slo, labels, height))
 
 
 def priority_lesson() -> None:

@@ -70,8 +70,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     # Chat windows, filled in the browser (ui/components/comparison/comparison.js drawChats): numbers arrive
     # formatted, fields are {name}.
     "chx.chat.head": ("R{r} · prompt {prompt} tokens", "R{r} · 提示词 {prompt} token"),
+    # Three windows a row (five or six on an engine, 1280 px): the header without the unit fits its window.
+    "chx.chat.head_short": ("R{r} · prompt {prompt}", "R{r} · 提示词 {prompt}"),
     "chx.chat.not_arrived": ("not arrived yet", "尚未到达"),
-    "chx.chat.reading": ("reading the prompt… {done} / {total} tokens", "正在读提示词… {done} / {total} token"),
+    "chx.chat.reading": ("reading… {done} / {total} tokens", "读提示词… {done} / {total} token"),
     "chx.chat.queued": ("queued for {ms} ms", "已排队 {ms} 毫秒"),
     "chx.chat.first": ("1st token {ms} ms", "首字 {ms} 毫秒"),
     "chx.chat.gap": ("gap {ms} ms", "间隔 {ms} 毫秒"),

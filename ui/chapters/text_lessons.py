@@ -167,7 +167,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "chx.budget.chat": ("chats: TBT p99 (ms)", "对话：字间延迟 p99（毫秒）"),
     "chx.budget.doc": ("documents: TTFT p50 (ms)", "文档：首字延迟 p50（毫秒）"),
     "chx.budget.axis": ("token budget per step", "每步 token 预算"),
-    "chx.budget.slo": ("SLO", "SLO"),
+    "chx.budget.panel": ("{what} · SLO {slo:g}", "{what} · SLO {slo:g}"),  # the SLO's value in the panel's title
     "chx.handle.6.verdict": ("chats: TTFT p90 {chat_ttft:.1f} ms (SLO {slo_chat_ttft:.0f}), TBT p99 {tbt:.1f} ms "
                              "(SLO {slo_chat_tbt:.0f}) {chat} · documents: TTFT p50 {doc_ttft:.1f} ms "
                              "(SLO {slo_doc_ttft:.0f}) {doc}",

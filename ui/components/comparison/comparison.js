@@ -17,6 +17,9 @@ const STATE = (window.__cvTimelineState = window.__cvTimelineState || {});  // p
 const MOTION_MS = 200;
 const REDUCED_MOTION = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
 const ease = (p) => (p < 0.5 ? 4 * p * p * p : 1 - Math.pow(2 - 2 * p, 3) / 2);  // cubic in-out: no jerk at either end
+// The element live for each key: a re-mount in a new React instance may build the new element before the old one's
+// clean-up runs, and the old one's last save must not overwrite the new one's state (the question's hold again).
+const LIVE = (window.__cvLive = window.__cvLive || {});
 
 function fmt(v, digits) {
   return v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -864,26 +867,30 @@ class Timeline {
   // whose last token is older than the engine's frozen_ms is frozen, drawn in the stall colour with a ‖ mark.
   drawChats(stepIdx) {
     const d = this.d, T = d.chat_text, c = this.cursor;
+    // One header form on the slide: the short one ("R4 · prompt 6,806") wherever some engine has three windows a row.
+    const short = !!T.head_short && d.chats.some((eng) => eng.boxes.length > 4);
     this.chatCol.replaceChildren(...d.chats.map((eng, k) => {
       const block = el("div", "chat-engine"); block.style.height = this.panelH + "px";
       const grid = el("div", "chat-grid");
-      // Five or six windows (every request a label names or counts, ui/chapters/lanes.py) in two rows of three.
-      if (eng.boxes.length > 4) grid.style.gridTemplateColumns = "repeat(3, minmax(0, 1fr))";
-      eng.boxes.forEach((b) => grid.appendChild(this.chatBox(b, eng, c, T)));
+      // Five or six windows (every request a label names or counts, ui/chapters/lanes.py) in two rows of three: the
+      // narrow windows drop the typed words and may wrap their status (comparison.css .three).
+      if (eng.boxes.length > 4) { grid.style.gridTemplateColumns = "repeat(3, minmax(0, 1fr))"; grid.classList.add("three"); }
+      eng.boxes.forEach((b) => grid.appendChild(this.chatBox(b, eng, c, T, short)));
       block.appendChild(grid);
       return block;
     }));
     this.box.dataset.frozen = String(this.chatCol.querySelectorAll(".chat.frozen").length);
   }
 
-  chatBox(b, eng, c, T) {
+  chatBox(b, eng, c, T, short = false) {
     const box = el("div", "chat"), head = el("div", "head"), text = el("div", "text"), status = el("div", "status");
     const f = this.focusR();
     if (f !== null) box.classList.add(b.r === f ? "hl" : "dim");
     box.dataset.r = b.r;
     box.onmouseenter = () => this.setHoverR(b.r); box.onmouseleave = () => this.setHoverR(null);
     box.onclick = () => this.pin(b.r);
-    head.textContent = fill(T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
+    head.textContent = fill(short ? T.head_short : T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
+    head.title = fill(T.head, { r: b.r, prompt: fmt(b.prompt, 0) });
     const n = lastBelow(b.tok, c + 1e-6) + 1;  // tokens emitted by the cursor
     let line = "";
     if (b.arr > c) line = T.not_arrived;
@@ -1035,7 +1042,7 @@ class Timeline {
     });
   }
 
-  destroy() { this.pause(); this.endTween(); clearTimeout(this.urlTimer); this.save(); this.box.remove(); }
+  destroy() { this.pause(); this.endTween(); clearTimeout(this.urlTimer); if (LIVE[this.key] === this) this.save(); this.box.remove(); }
 }
 
 // Rooms (ui/components/room/room.js): each drawn cursor is announced as cv:cursor (a teacher's page posts it); a
@@ -1073,23 +1080,18 @@ function roomHook(tl) {
 export default function (component) {
   const { data, parentElement, key } = component;
   const host = parentElement;
-  const k = key || "timeline";
+  // The state's key is the page's path and the element's own key (st-key-<key>), not Streamlit's instance key: that
+  // one is new whenever React mounts the element afresh (the answer's rerun drops the "what you will see" line in
+  // lecture mode, and the slide re-mounted in a new instance at the question's moment, its cursor and hold lost).
+  const k = `${window.location.pathname}#${elementKey(host, key || "timeline")}`;
   // A rerun that did not change the scenario: keep everything, but write the cursor into the URL again, because
   // the server rewrites the query string from the values it read when the session started.
   if (host.__cv && host.__cv.d.version === data.version) { host.__cv.saveUrlSoon(); return () => {}; }
   if (host.__cv) host.__cv.destroy();
   window.__cvMounts = (window.__cvMounts || 0) + 1;  // tests: a handle's drag mounts nothing
-  // Streamlit may mount a slide's element afresh on a rerun (a new component key: seen on chapter 1 in 中文 after
-  // the answer, which then lost the reveal), so a slide's state is kept under its element's own key (its st-key-
-  // class) too, and found there again.
-  const stable = data.slide ? "el:" + elementKey(host, k) : k;
-  if (STATE[k] === undefined && STATE[stable] !== undefined) STATE[k] = STATE[stable];
   const restored = STATE[k] !== undefined;
   const tl = new Timeline(host, data, k);
-  const save = tl.save.bind(tl);
-  tl.save = () => { save(); STATE[stable] = STATE[k]; };
-  tl.save();
-  host.__cv = tl;
+  host.__cv = tl; LIVE[k] = tl;
   if (restored) tl.saveUrlSoon();
   const onKey = (ev) => tl.onKey(ev);
   const onResize = () => { tl.fit(); tl.draw(); };
