@@ -2,7 +2,10 @@
 playback of the timeline, the KV stage and the paging and attention stages (steps shown per second at 20 and 60
 steps/s, frames per second, dropped steps).
 
-Run: .venv/bin/python bench/browser_bench.py [--root DIR] [--repeats N]
+Run: .venv/bin/python bench/browser_bench.py [--root DIR] [--repeats N] [--reduced-motion]
+A step glides for 200 ms by design (issue 35: transitions, not jumps), so key → last redraw includes the glide;
+`--reduced-motion` opens the pages as a browser asking for reduced motion, where each step is drawn once: that is the
+figure to compare with revisions before the motion.
 `--root /path/to/other/checkout` measures another revision's app (e.g. before the timeline component) with the
 same method. Speed is measured here, never asserted in tests.
 
@@ -205,6 +208,8 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT, help="checkout whose app is measured")
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--play-seconds", type=float, default=4.0)
+    parser.add_argument("--reduced-motion", action="store_true",
+                        help="prefers-reduced-motion: reduce (each step drawn once, no 200 ms glide)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -216,10 +221,11 @@ def main() -> None:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            motion = "reduce" if args.reduced_motion else "no-preference"
+            page = browser.new_page(viewport={"width": 1280, "height": 720}, reduced_motion=motion)
             page.goto(base)
             wait_idle(page)  # registers the pages on a fresh server
-            print(f"app: {args.root.resolve()}  (Chromium {browser.version}, 1280x720)")
+            print(f"app: {args.root.resolve()}  (Chromium {browser.version}, 1280x720, reduced motion: {motion})")
             for path, query in (("/", "?t_ms=2000&step=200"), ("/kv", "")):
                 print(f"arrow key -> last redraw on {path:<13} {summary(key_to_redraw_ms(page, base + path + query, args.repeats))}")
             # The chapters' slides: the shared comparison element inside the element keyed `stage`; from t = 0, so the
