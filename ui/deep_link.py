@@ -5,6 +5,9 @@ uses_pages_directory, true because pages/ exists) and only st.navigation turns t
 run of a fresh server goes through the folder-based navigation (script_runner._mpa_v1), whose page names are the
 file names; /kv is not among them, so the browser is sent "Page not found" — and then app.py's st.navigation
 resolves /kv correctly and draws the KV page under the dialog. Later runs never take that path.
+That first run also executes app.py as the folder navigation's own page, so a widget app.py draws before
+st.navigation gets another id (Streamlit hashes the active page into it) than in every later run: the next run meets
+a new widget at its default. The language radio keeps its value outside the widget for that (ui/widgets.py).
 Invariant: the dialog is closed only in that first run, and only when st.navigation found the requested page.
 """
 

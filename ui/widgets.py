@@ -23,13 +23,29 @@ SCENARIO_PRESETS = ("long-among-chats", "seed-article", "azure-conv-like", "azur
                     "shared-system-prompt", "multi-turn", "parallel-sampling", "synthetic")
 
 
+# The session's language, kept apart from the radio's own state: on a fresh server the first script run draws the
+# radio under another page identity than every later run (ui/deep_link.py), so the second run sees a new widget
+# that would start on its first option (English) and rewrite ?lang=zh to en. This plain key survives that.
+LANG_VALUE = "_value_lang"
+
+
 def language_switch() -> str:
-    url_state.seed("lang", "en", url_state.choice_parser(LANGS))
-    st.sidebar.radio(t("lang.label"), LANGS, key="lang", format_func=LANG_LABELS.get, horizontal=True)
+    """The sidebar's language radio (key `lang`, mirrored in ?lang=): the URL's language is kept on every run."""
+    if LANG_VALUE not in st.session_state:  # the URL is read once per session, into the kept value
+        url_state.seed("lang", "en", url_state.choice_parser(LANGS))
+        st.session_state[LANG_VALUE] = st.session_state["lang"]
+    st.session_state["lang"] = st.session_state[LANG_VALUE]  # before the radio: it starts on the kept language
+    st.sidebar.radio(t("lang.label"), LANGS, key="lang", format_func=LANG_LABELS.get, horizontal=True,
+                     on_change=_keep_lang)
     url_state.publish("lang")
     if st.session_state["lang"] == "zh":
         st.html(f"<style>{_ZH_SKIP_LINK_CSS}</style>")
     return st.session_state["lang"]
+
+
+def _keep_lang() -> None:
+    """A click on the radio (run before the script): the new choice becomes the kept language."""
+    st.session_state[LANG_VALUE] = st.session_state["lang"]
 
 
 # Streamlit prints a few strings of its own that no argument translates: the uploader's button ("Upload") and limit
