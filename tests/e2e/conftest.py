@@ -59,17 +59,22 @@ def warm_up(browser, url: str) -> None:
     page.close()
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """Stop a server start_server began: terminate, then kill after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def _served(browser, **server):
     """A warmed app server for the session (start_server's `server` options); stopped when the session ends."""
     port = _free_port()
     proc = start_server(port, **server)
     warm_up(browser, f"http://127.0.0.1:{port}/")
     yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_server(proc)
 
 
 @pytest.fixture(scope="session")
@@ -127,3 +132,16 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+@pytest.fixture()
+def projector(browser, request):
+    """A fresh 1280×720 tab (a projector's screen) in its own context, light unless the test parametrizes the fixture
+    indirectly with "dark"; closed after the test."""
+    context = browser.new_context(viewport=PROJECTOR, color_scheme=getattr(request, "param", "light"))
+    page = context.new_page()
+    yield page
+    context.close()

@@ -98,14 +98,6 @@ _MEASURE = """() => {
 }"""
 
 
-@pytest.fixture()
-def projector(browser, request):
-    context = browser.new_context(viewport=VIEW, color_scheme=getattr(request, "param", "light"))
-    page = context.new_page()
-    yield page
-    context.close()
-
-
 def _arrive(page, number: int, lang: str) -> None:
     cjk = "/[\\u4e00-\\u9fff]/.test(h.textContent)" if lang == "zh" else "!/[\\u4e00-\\u9fff]/.test(h.textContent)"
     page.wait_for_function(f"(() => {{ const h = document.querySelector('h1'); return h && "

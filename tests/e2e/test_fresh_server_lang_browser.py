@@ -10,13 +10,12 @@ happens once per process.
 
 from __future__ import annotations
 
-import subprocess
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from chunkviz.lessons.predictions import prediction
-from tests.e2e.conftest import _free_port, start_server, wait_for_app
+from tests.e2e.conftest import _free_port, start_server, stop_server, wait_for_app
 from tests.e2e.test_language_browser import CJK, offenders, visible_text
 from ui.i18n import tr
 
@@ -29,11 +28,7 @@ def fresh_url():
     port = _free_port()
     proc = start_server(port)
     yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_server(proc)
 
 
 @pytest.fixture()

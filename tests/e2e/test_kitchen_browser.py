@@ -44,14 +44,6 @@ def trace():
     return run_scenario(scenario_for(ch, ch.policies[0]))
 
 
-@pytest.fixture()
-def projector(browser):
-    context = browser.new_context(viewport=VIEW)
-    page = context.new_page()
-    yield page
-    context.close()
-
-
 def _n(lang: str, key: str, **f) -> str:
     return tr(f"chx.kit.{key}", lang, **f)
 

@@ -50,14 +50,6 @@ def _contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
-@pytest.fixture()
-def projector(browser):
-    context = browser.new_context(viewport=VIEW)
-    page = context.new_page()
-    yield page
-    context.close()
-
-
 def test_a_step_glides_then_lands_on_the_plain_frame(projector, server_url):
     box = _open(projector, server_url, "ch2-long-prefill")
     assert box.get_attribute("data-motion-ms") == "200"

@@ -22,7 +22,6 @@ from ui.i18n import tr
 
 pytestmark = pytest.mark.e2e
 SHOTS = Path(os.environ.get("CHUNKVIZ_ANSWER_SHOTS", ROOT / "test-artifacts" / "screenshots" / "answers"))
-VIEW = {"width": 1280, "height": 720}
 LANES = ".st-key-stage .cv"
 # The chapters whose stage is the comparison element with a question's hold (3 and 4 draw their own stages).
 LANE_CHAPTERS = (1, 2, 5, 6, 7, 8, 9)
@@ -53,14 +52,6 @@ def _texts(number: int, lang: str) -> tuple[dict[str, str], str]:
     finally:
         ui.i18n.current_lang = real
     return options, verdict
-
-
-@pytest.fixture()
-def projector(browser):
-    context = browser.new_context(viewport=VIEW)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def _arrive(page, number: int) -> None:

@@ -50,14 +50,6 @@ def _check_labels(box, where: str) -> int:
     return len(labels)
 
 
-@pytest.fixture()
-def projector(browser):
-    context = browser.new_context(viewport=VIEW)
-    page = context.new_page()
-    yield page
-    context.close()
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_labels_never_overlap_each_other_nor_cover_a_lane(projector, server_url, lang):
     SHOTS.mkdir(parents=True, exist_ok=True)
