@@ -358,3 +358,24 @@ def test_every_lane_has_its_row_label_outside_lecture_mode(projector, server_url
         assert p["lanes"] and 0 in p["lanes"] and p["labelled"] == p["lanes"], (path, p)
     box.evaluate("e => e.scrollIntoView({block: 'start'})")
     projector.screenshot(path=str(SHOTS / f"row-labels-{path or 'timeline'}.png"))
+
+
+# A chat window's typed words keep their newest end in sight: a line too long for its window is cut at its start, so
+# the last word and the ▌ stay inside the window (chapter 2's question: "… one more dish for each tab…" hid both).
+_CHAT_TAILS = """(e) => [...e.querySelectorAll('.chat .text')].filter((t) => t.textContent && t.offsetWidth).map((t) => {
+  const node = t.querySelector('span').firstChild, g = document.createRange(), n = node.textContent.length;
+  g.setStart(node, n - 1); g.setEnd(node, n);
+  const r = g.getBoundingClientRect(), b = t.getBoundingClientRect();
+  return {text: t.textContent, cut: t.scrollWidth > t.clientWidth + 1, tail: [r.left, r.right], box: [b.left, b.right]}; })"""
+
+
+def test_a_chat_window_keeps_its_newest_words_in_sight(projector, server_url):
+    ch = next(c for c in CHAPTERS if c.number == 2)
+    projector.goto(f"{server_url}/{ch.slug}?present=1&lang=en")
+    wait_for_app(projector, timeout_ms=90000)
+    box = projector.locator(BOX).first
+    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    chats = box.evaluate(_CHAT_TAILS)
+    assert any(c["cut"] for c in chats), chats  # at the question one window's words are longer than it is wide
+    for c in chats:
+        assert c["text"].endswith("▌") and c["box"][0] - 1 <= c["tail"][0] and c["tail"][1] <= c["box"][1] + 1, c

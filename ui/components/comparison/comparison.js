@@ -912,7 +912,7 @@ class Timeline {
       line = parts.join(" · ");
       const words = this.d.chat_words, shown = [];
       for (let i = Math.max(0, n - 8); i < n; i++) shown.push(words[(b.r * 7 + i) % words.length]);
-      text.textContent = (n > 8 ? "… " : "") + shown.join(this.d.chat_joiner) + " ▌";
+      text.appendChild(el("span", "", (n > 8 ? "… " : "") + shown.join(this.d.chat_joiner) + " ▌"));
     }
     status.textContent = line;
     if (box.classList.contains("frozen")) box.style.borderColor = this.d.colours.stall;
