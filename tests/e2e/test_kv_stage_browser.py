@@ -274,3 +274,40 @@ def test_a_step_tweens_for_200_ms_unless_reduced_motion_and_ends_on_the_plain_fr
     _idle(small, box)
     assert box.evaluate("(e) => e.getRootNode().getAnimations().length") == 0
     assert box.locator(".gridscroll").screenshot() == grid  # the tween's last frame is the plain drawing
+
+
+# A changed block's badge (its kind's glyph) stays on its own cell, at most in the gap around it: it covers no other
+# cell, and not its own cell's text ("R0×3"). On a slide the 16 px badge did overhang the next cell by 5 px.
+_BADGES = """(e) => { const R = (n) => n.getBoundingClientRect(), gap = parseFloat(getComputedStyle(e.querySelector('.grid')).columnGap);
+  const sc = R(e.querySelector('.gridscroll')), cells = [...e.querySelectorAll('.cell')], rects = cells.map(R), bad = [];
+  const textRight = (span) => { if (!span.textContent) return -1e9; const g = document.createRange(); g.selectNodeContents(span);
+                                 return g.getBoundingClientRect().right; };
+  let seen = 0;
+  cells.forEach((c, i) => {
+    const cr = rects[i]; if (!c.classList.contains('changed') || cr.bottom < sc.top || cr.top > sc.bottom) return;
+    const b = R(c.querySelector('.badge')); seen++;
+    if (b.left < cr.left - gap - 0.5 || b.right > cr.right + gap + 0.5 || b.top < cr.top - gap - 0.5 || b.bottom > cr.bottom + gap + 0.5)
+      bad.push(['outside its cell and gap', c.dataset.b, c.textContent]);
+    rects.forEach((o, j) => { if (j !== i && b.left < o.right - 0.5 && o.left < b.right - 0.5 && b.top < o.bottom - 0.5 && o.top < b.bottom - 0.5)
+      bad.push(['over cell ' + cells[j].dataset.b, c.dataset.b, c.textContent]); });
+    for (const s of c.querySelectorAll('.o, .r, .q')) {
+      const t = R(s); if (textRight(s) > b.left + 0.5 && t.top < b.bottom && b.top < t.bottom) bad.push(['over its text', c.dataset.b, c.textContent]);
+    }
+  });
+  return {seen, bad: bad.slice(0, 6), gap}; }"""
+
+
+@pytest.mark.parametrize("path, stage", [("kv?", ".st-key-kv_stage"), ("ch4-paged-kv?present=1&", ".st-key-stage")])
+def test_a_changed_blocks_badge_stays_on_its_own_cell(small, server_url, path, stage):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    small.goto(f"{server_url}/{path}lang=en")
+    wait_for_app(small, timeout_ms=90000)
+    box = small.locator(f"{stage} .kvs")
+    box.wait_for(timeout=60000)
+    box.locator("button.mark").first.click()  # the next prefix hit: rows of "R0×N" cells, each with its badge
+    small.wait_for_timeout(400)  # the step's 200 ms tween has ended: the cells are where they stay
+    m = box.evaluate(_BADGES)
+    assert m["seen"] >= 8 and not m["bad"], m
+    if path.startswith("kv"):  # the stage scrolled into view for the picture
+        box.evaluate("e => e.scrollIntoView({block: 'start'})")
+    small.screenshot(path=str(SCREENSHOTS / f"kv-badges-{stage.split('-')[-1]}.png"))

@@ -154,3 +154,28 @@ def test_without_an_anomaly_the_bookmark_loads_beladys_string(small, server_url)
     small.locator(".st-key-paging_stage button.mark.belady-load").click()  # a trigger: one server rerun
     small.locator(".st-key-paging_stage button.mark.belady").wait_for(timeout=30000)
     assert small.locator(".st-key-pr_refs input").input_value() == "1,2,3,4,1,2,5,1,2,3,4,5"
+
+
+# The query axis's upright label keeps its distance from the row ticks, however wide they are ("512"): the boxes the
+# stage reports are ≥ 16 px apart, and the canvas between them is really empty (nothing drawn: alpha 0).
+_AXIS = """(e) => { const c = e.querySelector('canvas'), k = c.width / c.clientWidth;
+  const q = JSON.parse(e.dataset.axisQuery), ticks = JSON.parse(e.dataset.axisTicks);
+  const x0 = Math.ceil(q[2] + 1), x1 = Math.floor(Math.min(...ticks.map((t) => t[0])) - 1);
+  const y0 = Math.round(ticks[0][1]), y1 = Math.round(ticks[ticks.length - 1][3]);
+  const px = c.getContext('2d').getImageData(Math.round(x0 * k), Math.round(y0 * k), Math.max(Math.round((x1 - x0) * k), 1),
+                                             Math.round((y1 - y0) * k)).data;
+  let inked = 0; for (let i = 3; i < px.length; i += 4) if (px[i] > 0) inked++;
+  return {q, ticks, inked, band: [x0, x1]}; }"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_query_axis_label_keeps_clear_of_its_ticks(small, server_url, lang):
+    box = _open(small, server_url, "attention", f"?am_n=512&am_chunk=64&lang={lang}")
+    m = box.evaluate(_AXIS)
+    q, ticks = m["q"], m["ticks"]
+    assert [t for t in ticks if t[2] - t[0] > 20], m  # "128" … "512": three-digit ticks (they crowded the label)
+    assert q[0] >= 0 and all(t[0] - q[2] >= 16 for t in ticks), m
+    axis_mid = (ticks[0][3] + ticks[-1][3]) / 2
+    assert abs((q[1] + q[3]) / 2 - axis_mid) < 20, m  # centred on the axis, not hanging from its end
+    assert m["band"][1] - m["band"][0] >= 14 and m["inked"] == 0, m
+    small.screenshot(path=str(SCREENSHOTS / f"attention-axis-512-{lang}.png"))

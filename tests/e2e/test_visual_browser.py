@@ -221,6 +221,27 @@ def _check_split(box, where: str) -> dict:
     return m
 
 
+# The cursor and the grid lines pass under a panel's title (chapter 7's "B · colocated · GPU 2/2 · step 97 of 152" was
+# crossed by the cursor): where a column's cursor (data-cursor-xs) runs through a title's box (data-titles), no pixel of
+# that box's column has the cursor's colour, which the same column shows just below the title.
+_UNDER_TITLES = """(e) => { const c = e.querySelector('canvas'), ctx = c.getContext('2d'), k = c.width / c.clientWidth;
+  const px = (x, y) => Array.from(ctx.getImageData(Math.floor(x * k), Math.floor(y * k), 1, 1).data).join(',');
+  const xs = JSON.parse(e.dataset.cursorXs || '[]'), titles = JSON.parse(e.dataset.titles || '[]'), out = [];
+  for (const x of xs) for (const t of titles) {
+    if (x < t[0] + 2 || x > t[2] - 2) continue;
+    const cursor = px(x, t[3] + 3);
+    let hits = 0; for (let y = t[1] + 1; y < t[3] - 1; y++) if (px(x, y) === cursor) hits++;
+    out.push({x, title: t, cursor, hits});
+  }
+  return out; }"""
+
+
+def _check_cursor_under_titles(box, where: str) -> None:
+    crossed = box.evaluate(_UNDER_TITLES)
+    assert crossed, (where, "no cursor runs through a title here: nothing was checked")
+    assert all(c["hits"] == 0 for c in crossed), (where, crossed)
+
+
 def _scrub_to(box, ms: float) -> None:
     box.evaluate("(e, ms) => { const s = e.querySelector('.scrub'); s.value = ms; s.dispatchEvent(new Event('input')); }",
                  ms)
@@ -242,6 +263,7 @@ def test_the_split_is_drawn_with_readable_lanes_and_moving_kv_blocks(projector, 
     projector.keyboard.press("PageDown")  # the reveal
     settled(projector, box)
     _check_split(box, "reveal")
+    _check_cursor_under_titles(box, "reveal")
     ys = []
     a, b = kv.start_s * 1e3, kv.ready_s * 1e3
     for ms in (a + (b - a) * f for f in (0.1, 0.4, 0.7, 0.95)):
@@ -312,3 +334,40 @@ def test_chapter_6_budget_handle_switches_runs_without_a_rerun(browser, server_u
         page.screenshot(path=str(SHOTS / f"ch6-{lang}-handle.png"))
     finally:
         context.close()
+
+
+# Outside lecture mode (a student's `/`, a chapter without ?present=1) every lane has its row label once lanes are as
+# tall as a label: R0's was never drawn (a condition on the row's offset, 0 for the first row).
+@pytest.mark.parametrize("path, key", [("", ".st-key-timeline"), ("ch1-kitchen", ".st-key-stage")])
+def test_every_lane_has_its_row_label_outside_lecture_mode(projector, server_url, path, key):
+    projector.goto(f"{server_url}/{path}")
+    wait_for_app(projector, timeout_ms=90000)
+    box = projector.locator(f"{key} .cv").first
+    projector.locator(f"{key} .cv canvas").first.wait_for(timeout=90000)
+    m = box.evaluate(_SPLIT)
+    assert m["lane"] >= 14 and m["rows"], m  # lanes as tall as a label: each row has room for its own
+    for p in m["rows"]:
+        assert p["lanes"] and 0 in p["lanes"] and p["labelled"] == p["lanes"], (path, p)
+    box.evaluate("e => e.scrollIntoView({block: 'start'})")
+    projector.screenshot(path=str(SHOTS / f"row-labels-{path or 'timeline'}.png"))
+
+
+# A chat window's typed words keep their newest end in sight: a line too long for its window is cut at its start, so
+# the last word and the ▌ stay inside the window (chapter 2's question: "… one more dish for each tab…" hid both).
+_CHAT_TAILS = """(e) => [...e.querySelectorAll('.chat .text')].filter((t) => t.textContent && t.offsetWidth).map((t) => {
+  const node = t.querySelector('span').firstChild, g = document.createRange(), n = node.textContent.length;
+  g.setStart(node, n - 1); g.setEnd(node, n);
+  const r = g.getBoundingClientRect(), b = t.getBoundingClientRect();
+  return {text: t.textContent, cut: t.scrollWidth > t.clientWidth + 1, tail: [r.left, r.right], box: [b.left, b.right]}; })"""
+
+
+def test_a_chat_window_keeps_its_newest_words_in_sight(projector, server_url):
+    ch = next(c for c in CHAPTERS if c.number == 2)
+    projector.goto(f"{server_url}/{ch.slug}?present=1&lang=en")
+    wait_for_app(projector, timeout_ms=90000)
+    box = projector.locator(BOX).first
+    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    chats = box.evaluate(_CHAT_TAILS)
+    assert any(c["cut"] for c in chats), chats  # at the question one window's words are longer than it is wide
+    for c in chats:
+        assert c["text"].endswith("▌") and c["box"][0] - 1 <= c["tail"][0] and c["tail"][1] <= c["box"][1] + 1, c

@@ -46,8 +46,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "教学规模：{lo}–{hi} 个请求，缓存 {blo}–{bhi} 块，提示词几十到几百个 token（“聊天中夹着长提示词”里 6–8k token "
         "的长文档缩小为 1/16），上下文上限 {max_len} 个 token，这样整个缓存能画在一张网格里。模型、GPU、到达速率、"
         "随机种子和调度器取自侧边栏，负载则换成这里选的 KV 场景。"),
-    "kv.rejected": ("{n} request(s) can never run with this cache; the engine says:",
+    "kv.rejected": ("{n} requests can never run with this cache; the engine says:",
                     "有 {n} 个请求在这个缓存下永远无法运行；引擎给出的原因："),
+    "kv.rejected_one": ("1 request can never run with this cache; the engine says:",
+                        "有 1 个请求在这个缓存下永远无法运行；引擎给出的原因："),
     "kv.rejected_line": ("request {rid}: {reason}", "请求 {rid}：{reason}"),
     "kv.no_steps": ("No request could run, so there is nothing to step through. Enlarge the cache or the blocks.",
                     "没有任何请求能运行，所以没有步骤可看。请调大块数或块大小。"),
@@ -97,7 +99,7 @@ _LABEL_KEYS = ("step", "tokens", "seqs", "capacity", "max_len", "exact", "paged"
 
 def rejection_markdown(rejected: tuple[tuple[int, str], ...], limit: int = 6) -> str:
     """A warning that lists the engine's reasons for the requests it can never serve (the first `limit`)."""
-    lines = [t("kv.rejected", n=len(rejected)), ""]
+    lines = [t("kv.rejected_one" if len(rejected) == 1 else "kv.rejected", n=len(rejected)), ""]
     lines += [f"- {t('kv.rejected_line', rid=rid, reason=reason)}" for rid, reason in rejected[:limit]]
     return "\n".join(lines + (["- …"] if len(rejected) > limit else []))
 

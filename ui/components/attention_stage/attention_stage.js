@@ -6,6 +6,8 @@
 // one-pass colouring, the meters) moves from what is on screen to the new position's, and the last frame is the
 // position's own. Chapter 3 adds a chunk-size handle (data.variants): the example at a few chunk sizes, sent once.
 
+const QUERY_X = 18, QUERY_DESCENT_PX = 5;  // the upright query label's baseline and how far its descenders reach right
+const AXIS_GAP_PX = 22;  // room between the query label and the row ticks
 const MOTION_MS = 200;  // s40 convention: a step's change in 150–300 ms; 0 under prefers-reduced-motion
 const ATTENTION_VARIANT = (window.__cvAttentionVariant = window.__cvAttentionVariant || {});  // per key: the chunk
 // size chosen survives re-mounts (the answer's rerun rebuilds the stage compact)
@@ -233,12 +235,19 @@ class AttentionStage {
   drawMatrix(st) {  // st: stateAt(cursor), or a tween's state between two
     const d = this.d, C = d.colours, K = d.num_chunks, n = d.n, ch = d.chunks, cnv = this.canvas;
     const dpr = window.devicePixelRatio || 1, width = Math.max(this.p.width || 700, 320);
-    const font = 16, left = 58, top = 46, size = d.slide ? (d.compact ? 200 : 250) : Math.round(Math.min(380, Math.max(220, width * 0.42)));
+    // The query axis's label, turned upright along the left edge (its baseline at QUERY_X), then AXIS_GAP_PX of room,
+    // then the row ticks right-aligned at left − 6: `left` follows the widest tick (n, e.g. "512"), so the label
+    // never crowds the numbers (a fixed 58 px left 6 px between them for a 512-token prompt, −3 px for 1,024).
+    let ctx = cnv.getContext("2d");
+    const font = 16, top = 46, size = d.slide ? (d.compact ? 200 : 250) : Math.round(Math.min(380, Math.max(220, width * 0.42)));
+    ctx.font = `${font}px sans-serif`;
+    const tickW = ctx.measureText(String(n)).width, left = Math.ceil(QUERY_X + QUERY_DESCENT_PX + AXIS_GAP_PX + tickW + 6);
     const W = left + size + 12, H = top + size + 58;
     if (cnv.width !== Math.round(W * dpr) || cnv.height !== Math.round(H * dpr)) {
       cnv.width = Math.round(W * dpr); cnv.height = Math.round(H * dpr); cnv.style.width = W + "px"; cnv.style.height = H + "px";
+      ctx = cnv.getContext("2d");
     }
-    const ctx = cnv.getContext("2d"); ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, W, H);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, W, H);
     const col = this.colours(), s = size / n, X = (k) => left + k * s, Y = (q) => top + q * s;
     // The whole causal region, outlined: what is not drawn yet.
     ctx.setLineDash([4, 3]); ctx.strokeStyle = "rgba(128,128,128,.9)"; ctx.lineWidth = 1;
@@ -275,12 +284,22 @@ class AttentionStage {
     const every = Math.max(1, Math.ceil(44 / Math.max(d.chunk * s, 1)));
     const ticks = ch.start.filter((v, k) => k % every === 0 && (n - v) * s >= 40).concat([n]);  // labels ≥ 40 px apart
     ctx.textAlign = "right";
-    ticks.forEach((v) => ctx.fillText(String(v), left - 6, Math.min(Y(v) + 6, top + size + 6)));
+    const tickBoxes = ticks.map((v) => {
+      const y = Math.min(Y(v) + 6, top + size + 6), w = ctx.measureText(String(v)).width;
+      ctx.fillText(String(v), left - 6, y);
+      return [left - 6 - w, y - font * 0.75, left - 6, y];
+    });
     ctx.textAlign = "center";
     ticks.forEach((v) => ctx.fillText(String(v), Math.min(X(v), left + size - 8), top - 8));
     ctx.textAlign = "left"; ctx.font = `600 ${font}px sans-serif`;
     ctx.fillText(this.T.axis_key, left, 16);
-    ctx.save(); ctx.translate(16, top + size); ctx.rotate(-Math.PI / 2); ctx.fillText(this.T.axis_query, 0, 0); ctx.restore();
+    // Upright along the query axis, centred on it (reading upwards; its "←" points down the axis).
+    const qw = ctx.measureText(this.T.axis_query).width, qy = top + size / 2 + qw / 2;
+    ctx.save(); ctx.translate(QUERY_X, qy); ctx.rotate(-Math.PI / 2); ctx.fillText(this.T.axis_query, 0, 0); ctx.restore();
+    // Reported for tests: the query label's box and the row ticks' boxes (canvas px).
+    const r1 = (v) => Math.round(v * 10) / 10;
+    this.p.box.dataset.axisQuery = JSON.stringify([QUERY_X - font * 0.8, qy - qw, QUERY_X + QUERY_DESCENT_PX, qy].map(r1));
+    this.p.box.dataset.axisTicks = JSON.stringify(tickBoxes.map((b) => b.map(r1)));
     this.drawKv(ctx, st, X, left, top + size + 12, size, s, col.text, font);
   }
 

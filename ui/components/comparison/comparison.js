@@ -546,13 +546,18 @@ class Timeline {
       ctx.font = `${tick}px sans-serif`; ctx.fillStyle = col.text; ctx.textAlign = "center";
       for (let v = Math.ceil(x0 / stepMs) * stepMs; v <= x1; v += stepMs) {
         const x = Xc(v); ctx.fillRect(x, yAxis, 1, 4); ctx.fillText(fmt(v, 0), x, yAxis + tick + 4);
-        ctx.fillStyle = col.grid; ctx.fillRect(x, 0, 1, yAxis); ctx.fillStyle = col.text;
       }
       ctx.textAlign = "left"; ctx.fillText(this.t("time_ms"), Xc.ox + 2, yAxis + tick + 4);
-      // The cursor: palette.CURSOR, a colour no bar uses.
+      // The grid lines and the cursor (palette.CURSOR, a colour no bar uses) pass under the panels' titles, like the
+      // KV paths: a title the cursor crossed ("B · colocated · GPU 2/2 · step 97 of 152") lost a letter or two.
+      ctx.save(); this.clipTitles(ctx); ctx.fillStyle = col.grid;
+      for (let v = Math.ceil(x0 / stepMs) * stepMs; v <= x1; v += stepMs) ctx.fillRect(Xc(v), 0, 1, yAxis);
       ctx.fillStyle = d.colours.cursor; ctx.fillRect(Xc(this.shown) - 1.5, 0, 3, yAxis);
+      ctx.restore();
     });
     this.cursorX = X[0](this.shown);
+    this.box.dataset.cursorXs = JSON.stringify(X.map((Xc) => Math.round(Xc(this.shown) * 10) / 10));  // tests
+    this.box.dataset.titles = JSON.stringify(this.titleBoxes.map((b) => b.map((v) => Math.round(v * 10) / 10)));
     this.drawLabels(ctx, X, rows, x1, yAxis);  // last: nothing is drawn over a label
     if (this.layout.clash && d.zoom_ms && columnPx < LABEL_COLUMN_MAX_PX && !tw) return this.draw(columnPx + 60);
     if (fade && fade.snap) {  // a run switch: the old run's frame over the new one, fading out
@@ -608,7 +613,8 @@ class Timeline {
     (this.rowLabels = this.rowLabels || [])[k] = { lanes, labelled };  // reported as data-row-labels (tests)
     lanes.forEach((r, n) => {
       // The focused request's row label is always drawn (bold), even where thin lanes draw only every other one.
-      if (!((n % every === 0 && (d.present || n * laneH >= 6)) || r === f) || labelY(n) > top + h) return;
+      // Every `every`-th row, the first one too (labelY keeps its baseline below the steps row, however thin).
+      if (!(n % every === 0 || r === f) || labelY(n) > top + h) return;
       labelled.push(r);
       ctx.globalAlpha = f !== null && r !== f ? DIM : 1;
       ctx.font = `${r === f ? "700 " : ""}${labelPx}px sans-serif`;
@@ -906,7 +912,7 @@ class Timeline {
       line = parts.join(" · ");
       const words = this.d.chat_words, shown = [];
       for (let i = Math.max(0, n - 8); i < n; i++) shown.push(words[(b.r * 7 + i) % words.length]);
-      text.textContent = (n > 8 ? "… " : "") + shown.join(this.d.chat_joiner) + " ▌";
+      text.appendChild(el("span", "", (n > 8 ? "… " : "") + shown.join(this.d.chat_joiner) + " ▌"));
     }
     status.textContent = line;
     if (box.classList.contains("frozen")) box.style.borderColor = this.d.colours.stall;

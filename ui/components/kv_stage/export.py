@@ -19,7 +19,7 @@ from chunkviz.lessons.kv_stage_data import JUMP_KINDS, stage_columns
 from chunkviz.simulator.trace import Trace
 from ui import palette
 from ui.components.stage_player import mount as stage_component
-from ui.i18n import tr
+from ui.i18n import pair_of, tr
 from ui.components.offline.writer import Component, StartParam, page_html
 
 KEY = "kv_stage"
@@ -45,8 +45,11 @@ def _ink(hex_colour: str) -> str:
 
 
 def _texts(lang: str, eviction: str) -> dict[str, str]:
-    texts = {k: tr(f"kvs.{k}", lang) for k in _TEXT_KEYS}
-    texts.update({f"c_{k}": tr(f"kvs.c.{k}", lang) for k in _CAPTIONS})
+    # A counted text's singular twin (kvs.<key>_one, "1 block") travels beside it; kv_stage.js picks it when n is 1.
+    texts = {k: tr(f"kvs.{k}", lang) for k in _TEXT_KEYS + tuple(f"{k}_one" for k in _TEXT_KEYS)
+             if pair_of(f"kvs.{k}")}
+    texts.update({f"c_{k}": tr(f"kvs.c.{k}", lang) for k in _CAPTIONS + tuple(f"{k}_one" for k in _CAPTIONS)
+                  if pair_of(f"kvs.c.{k}")})
     texts.update({f"k_{k}": tr(f"kvs.k.{k}", lang) for k in CHANGE_KINDS})
     texts.update({f"j_{k}": tr(f"kvs.jump.{k}", lang) for k in JUMP_KINDS})
     texts["rule"] = tr(f"kv.evict.{eviction}", lang)

@@ -14,6 +14,9 @@
 const F = 5;  // per block and step: owner request (-1 free), sample, ref count, cached 0/1, tokens filled
 const SHOW_CAPTIONS = 3;  // caption lines drawn; the rest are counted in one "… and N more" line
 const SLIDE_ROW_PX = 25;  // a chapter slide's grid row: 22 px cells + 3 px gap (kv_stage.css .kvs.slide .cell)
+// A slide's row holds 12 blocks, /kv's 16 (kv_stage.css .grid): in the slide's 720 px, 16 cells of 39 px could not
+// hold "R0×3" (35 px) beside the badge of its change, so the badge overhung the next cell.
+const PER_ROW = 16, SLIDE_PER_ROW = 12;
 const SLIDE_GRID_PX = 8 * SLIDE_ROW_PX;  // the slide's grid box shows eight rows (css .kvs.slide .gridscroll)
 const FOCUS_HEAD = 1, FOCUS_TAIL = 3;  // a slide's focus tables: the first and last logical blocks, "⋮" between
 const MOTION_MS = 200;  // a step's tween (s40 convention: 150–300 ms); 0 under prefers-reduced-motion
@@ -26,8 +29,9 @@ function ordinal(t, n) {
   return fill(t(key), { n });
 }
 
+// "0, 1, 2, 3, 4, 5, 6 … 31": the first ids and the last, so a sentence never ends in "… ." and the range shows.
 function shortList(ids, limit = 8) {
-  return ids.slice(0, limit).join(", ") + (ids.length > limit ? " …" : "");
+  return ids.length > limit ? ids.slice(0, limit - 1).join(", ") + " … " + ids[ids.length - 1] : ids.join(", ");
 }
 
 // Replays the deltas once: a flat Int32Array of states (step × block × F), the tables and free head per step.
@@ -61,7 +65,7 @@ class KvStage {
     // The element's own key (st-key-<key>), not the component's: Streamlit may mount the element afresh under a new
     // component id when the question is answered, and the cursor must survive that (STAGE_STATE is keyed by it).
     this.d = data; this.key = elementKey(root, key); this.root = root;
-    this.n = data.step.length; this.B = data.num_blocks;
+    this.n = data.step.length; this.B = data.num_blocks; this.perRow = data.slide ? SLIDE_PER_ROW : PER_ROW;
     Object.assign(this, replay(data));
     const saved = STAGE_STATE[this.key] || {};
     const start = saved.cursor !== undefined ? saved.cursor : data.step0;
@@ -84,6 +88,9 @@ class KvStage {
   stopBy(n) { this.jumpTo(stopFrom(this.stops, this.cursor, n, this.n - 1)); }
 
   t(name) { return this.d.text[name] || name; }
+
+  // A counted text: its singular twin (<name>_one, "1 block", "1 个") when n is 1, else the plural.
+  tn(name, n) { return (n === 1 && this.d.text[name + "_one"]) || this.t(name); }
 
   seqName(r, s) { return s ? fill(this.t("seq_sample"), { r, s }) : fill(this.t("seq"), { r }); }
 
@@ -146,7 +153,7 @@ class KvStage {
     this.gridScroll = el("div", "gridscroll"); this.grid = el("div", "grid");
     this.cells = [];
     for (let b = 0; b < this.B; b++) {
-      if (b % 16 === 0) this.grid.appendChild(el("div", "rowlabel", String(b)));  // row = blocks b … b+15
+      if (b % this.perRow === 0) this.grid.appendChild(el("div", "rowlabel", String(b)));  // row = blocks b … b+perRow−1
       const c = el("div", "cell"); c.dataset.b = b; c.dataset.tip = "1";
       c.append(el("span", "o"), el("span", "k"), el("span", "r"), el("span", "q"), el("span", "badge"));
       this.grid.appendChild(c); this.cells.push({ node: c, sig: "", used: false, owner: -1, ref: 0, bg: "", ink: "" });
@@ -347,18 +354,19 @@ class KvStage {
   }
 
   captionText(c) {
-    const T = (k) => this.t("c_" + k), r = c.r === null || c.r === undefined ? "" : this.seqName(c.r, c.s);
+    const T = (k, n) => this.tn("c_" + k, n), r = c.r === null || c.r === undefined ? "" : this.seqName(c.r, c.s);
     const f = { r, n: c.b.length, blocks: shortList(c.b), tok: c.tok || 0, from: c.from, to: c.b[0], rule: this.t("rule"),
                 for: c.for !== undefined ? this.seqName(c.for, 0) : "" };
-    if (c.k === "evict") return fill(T(c.for !== undefined ? "evict" : "evict_nofor"), f);
+    if (c.k === "evict") return fill(T(c.for !== undefined ? "evict" : "evict_nofor", f.n), f);
     if (c.k === "free" || c.k === "preempt") {
       // n = blocks that really went back to the free queue; shared ones only lost this table's reference.
-      let s = fill(T(c.k === "free" && c.rej ? "free_rejected" : c.k), { ...f, n: c.b.length - (c.kept || 0) });
-      if (c.cached) s += fill(T("cached"), { n: c.cached });
-      if (c.kept) s += fill(T("kept"), { n: c.kept });
+      const n = c.b.length - (c.kept || 0);
+      let s = fill(T(c.k === "free" && c.rej ? "free_rejected" : c.k, n), { ...f, n });
+      if (c.cached) s += fill(T("cached", c.cached), { n: c.cached });
+      if (c.kept) s += fill(T("kept", c.kept), { n: c.kept });
       return s;
     }
-    return fill(T(c.k), f);
+    return fill(T(c.k, f.n), f);
   }
 
   drawCaption(i) {
@@ -373,7 +381,7 @@ class KvStage {
       if (c.r !== null && c.r !== undefined) line.dataset.rs = String(c.r);
       lines.push(line);
     });
-    if (items.length > SHOW_CAPTIONS) lines.push(el("div", "more", fill(this.t("c_more"), { n: items.length - SHOW_CAPTIONS })));
+    if (items.length > SHOW_CAPTIONS) lines.push(el("div", "more", fill(this.tn("c_more", items.length - SHOW_CAPTIONS), { n: items.length - SHOW_CAPTIONS })));
     this.caption.replaceChildren(...lines);
   }
 
@@ -403,17 +411,15 @@ class KvStage {
       badge.textContent = kind >= 0 ? GLYPHS[d.change_kinds[kind]] : "";
       badge.style.background = kind >= 0 ? d.change_colours[kind] : "";
       node.style.setProperty("--ring", kind >= 0 ? d.change_colours[kind] : "transparent");
-      // A rare change's badge (its top-right corner overlaps the next cell) stays above a neighbour's allocation.
-      node.style.zIndex = kind >= 0 && RARE.has(d.change_kinds[kind]) ? "2" : "";
     }
     // A cache taller than the scroll box (CSS: 440 px, rows of 46 + 4 px; a slide's SLIDE_GRID_PX, SLIDE_ROW_PX) follows the block
     // the caption's first line is about (captions come ranked: a copy-on-write before the hits of the same step), else
     // the first changed block. Its place is computed, not measured: reading layout would force a reflow every step.
     const lead = this.d.captions[i][0], leadBlock = lead && lead.b && lead.b.length ? lead.b[0] : -1;
     const follow = ch.has(leadBlock) ? leadBlock : firstChanged;
-    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / 16);
+    const rowPx = this.d.slide ? SLIDE_ROW_PX : 50, boxPx = this.d.slide ? SLIDE_GRID_PX : 440, rows = Math.ceil(this.B / this.perRow);
     if (follow >= 0 && rows * rowPx > boxPx) {
-      const top = Math.floor(follow / 16) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
+      const top = Math.floor(follow / this.perRow) * rowPx, sc = this.gridScroll, at = sc.scrollTop;
       if (top < at || top + rowPx > at + boxPx) sc.scrollTop = Math.max(top - (this.d.slide ? rowPx - 8 : 8), 0);  // a slide: one row above, whole
     }
     return changed;
@@ -451,7 +457,7 @@ class KvStage {
     this.tableBox.replaceChildren(...rows.map(([r, s, ids]) => {
       const row = el("div", "trow"), name = this.nameChip([r], this.seqName(r, s), r);
       row.dataset.rs = String(r);
-      name.appendChild(el("small", "", fill(this.t("table_n"), { n: ids.length })));
+      name.appendChild(el("small", "", fill(this.tn("table_n", ids.length), { n: ids.length })));
       row.appendChild(name);
       ids.forEach((b, logical) => {
         const ref = this.at(i, b, 2), chip = el("span", "map" + (ch.has(b) ? " changed" : "") + (ref > 1 ? " shared" : ""));
@@ -502,7 +508,7 @@ class KvStage {
       const label = rows.length > 1 ? fill(this.t("seq_sample"), { r: q, s }) : this.seqName(q, s);  // "sample 0" too
       const col = el("div", "fcol"), name = this.nameChip([q], label, q);
       col.dataset.rs = String(q);
-      name.appendChild(el("small", "", fill(this.t("table_n"), { n: ids.length })));
+      name.appendChild(el("small", "", fill(this.tn("table_n", ids.length), { n: ids.length })));
       col.appendChild(name);
       let prev = -1;
       shown.forEach((logical) => {
@@ -686,7 +692,6 @@ class KvStage {
 }
 
 // One glyph per change kind (the badge's colour is the second cue; chunkviz/lessons/kv_stage.py CHANGE_KINDS).
-const RARE = new Set(["cow", "evict", "preempt", "fork"]);
 const GLYPHS = { alloc: "+", hit: "↺", cow: "⇉", evict: "✕", free: "−", unref: "−", preempt: "⏏", fork: "⇶" };
 
 export default function (component) {

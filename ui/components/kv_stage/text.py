@@ -1,4 +1,5 @@
-"""Texts of the KV stage (the browser-side block grid on /kv), English and 中文; the JS fills {fields} itself."""
+"""Texts of the KV stage (the browser-side block grid on /kv), English and 中文; the JS fills {fields} itself.
+A key with a count {n} has a twin `<key>_one` that kv_stage.js uses when n is 1 ("1 block", not "1 blocks")."""
 
 TEXTS: dict[str, tuple[str, str]] = {
     "kvs.first": ("Go to the first step (Home)", "回到第一步（Home）"),
@@ -41,6 +42,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.tables_title": ("Block tables: logical block → physical block", "块表：逻辑块 → 物理块"),
     "kvs.tables_none": ("No sequence holds blocks after this step.", "这一步之后没有序列持有块。"),
     "kvs.table_n": ("{n} blocks", "{n} 块"),
+    "kvs.table_n_one": ("1 block", "1 块"),
     "kvs.spark": ("blocks in use: {n} of {total}", "占用的块：{n} / {total}"),
     "kvs.k.alloc": ("allocated", "新分配"),
     "kvs.k.hit": ("prefix hit", "前缀命中"),
@@ -59,31 +61,54 @@ TEXTS: dict[str, tuple[str, str]] = {
     "kvs.tip_changed": ("this step: {kinds}", "这一步：{kinds}"),
     "kvs.c.none": ("No block changed: the running sequences wrote their new tokens into blocks they already hold.",
                    "没有块发生变化：运行中的序列把新 token 写进了它们已有的块。"),
-    "kvs.c.hit": ("{r} reused {n} cached block(s) ({blocks}; {tok} prompt tokens): a prefix hit, not computed again.",
+    "kvs.c.hit": ("{r} reused {n} cached blocks ({blocks}; {tok} prompt tokens): a prefix hit, not computed again.",
                   "{r} 复用了 {n} 个已缓存的块（{blocks}；{tok} 个提示词 token）：前缀命中，不必再算。"),
+    "kvs.c.hit_one": ("{r} reused 1 cached block ({blocks}; {tok} prompt tokens): a prefix hit, not computed again.",
+                      "{r} 复用了 1 个已缓存的块（{blocks}；{tok} 个提示词 token）：前缀命中，不必再算。"),
     "kvs.c.cow": ("{r} wrote to block {from}, shared with other samples: copy-on-write into block {to}.",
                   "{r} 要写其他采样共享的块 {from}：写时复制到块 {to}。"),
-    "kvs.c.evict": ("Evicted {n} cached block(s) ({blocks}) from the free queue's head ({rule}) for {for}; their "
+    "kvs.c.evict": ("Evicted {n} cached blocks ({blocks}) from the free queue's head ({rule}) for {for}; their "
                     "prefix keys are forgotten.",
                     "从空闲队列头部淘汰了 {n} 个有缓存的块（{blocks}，{rule}），给 {for} 用；它们的前缀键被丢弃。"),
-    "kvs.c.evict_nofor": ("Evicted {n} cached block(s) ({blocks}) from the free queue's head ({rule}).",
+    "kvs.c.evict_one": ("Evicted 1 cached block ({blocks}) from the free queue's head ({rule}) for {for}; its "
+                        "prefix key is forgotten.",
+                        "从空闲队列头部淘汰了 1 个有缓存的块（{blocks}，{rule}），给 {for} 用；它的前缀键被丢弃。"),
+    "kvs.c.evict_nofor": ("Evicted {n} cached blocks ({blocks}) from the free queue's head ({rule}).",
                           "从空闲队列头部淘汰了 {n} 个有缓存的块（{blocks}，{rule}）。"),
+    "kvs.c.evict_nofor_one": ("Evicted 1 cached block ({blocks}) from the free queue's head ({rule}).",
+                              "从空闲队列头部淘汰了 1 个有缓存的块（{blocks}，{rule}）。"),
     "kvs.c.fork": ("{r} forked: its other samples share all {n} of its blocks ({blocks}); nothing is copied until "
                    "one writes into a shared block.",
                    "{r} 分叉：其他采样共享它的全部 {n} 个块（{blocks}）；有采样往共享块里写之前什么都不复制。"),
-    "kvs.c.alloc": ("{r} took {n} new block(s) from the free queue's head: {blocks}.",
+    "kvs.c.fork_one": ("{r} forked: its other samples share its one block ({blocks}); nothing is copied until one "
+                       "writes into it.",
+                       "{r} 分叉：其他采样共享它唯一的块（{blocks}）；有采样往这个块里写之前什么都不复制。"),
+    "kvs.c.alloc": ("{r} took {n} new blocks from the free queue's head: {blocks}.",
                     "{r} 从空闲队列头部取了 {n} 个新块：{blocks}。"),
-    "kvs.c.free": ("{r} finished: {n} block(s) back to the free queue's tail, last block first.",
+    "kvs.c.alloc_one": ("{r} took 1 new block from the free queue's head: {blocks}.",
+                        "{r} 从空闲队列头部取了 1 个新块：{blocks}。"),
+    "kvs.c.free": ("{r} finished: {n} blocks back to the free queue's tail, last block first.",
                    "{r} 完成：{n} 个块回到空闲队列尾部，最后一块最先放回。"),
-    "kvs.c.free_rejected": ("{r} was rejected: {n} block(s) back to the free queue's tail.",
+    "kvs.c.free_one": ("{r} finished: 1 block back to the free queue's tail.",
+                       "{r} 完成：1 个块回到空闲队列尾部。"),
+    "kvs.c.free_rejected": ("{r} was rejected: {n} blocks back to the free queue's tail.",
                             "{r} 被拒绝：{n} 个块回到空闲队列尾部。"),
-    "kvs.c.preempt": ("{r} was preempted: {n} block(s) back to the free queue so the others go on; it recomputes "
+    "kvs.c.free_rejected_one": ("{r} was rejected: 1 block back to the free queue's tail.",
+                                "{r} 被拒绝：1 个块回到空闲队列尾部。"),
+    "kvs.c.preempt": ("{r} was preempted: {n} blocks back to the free queue so the others go on; it recomputes "
                       "when readmitted.",
                       "{r} 被抢占：{n} 个块回到空闲队列，好让其他请求继续；它再次被接纳时重新计算。"),
+    "kvs.c.preempt_one": ("{r} was preempted: 1 block back to the free queue so the others go on; it recomputes "
+                          "when readmitted.",
+                          "{r} 被抢占：1 个块回到空闲队列，好让其他请求继续；它再次被接纳时重新计算。"),
     "kvs.c.cached": (" {n} keep a cached prefix ● (hits possible until evicted).",
                      "其中 {n} 个保留缓存的前缀 ●（被淘汰前还能命中）。"),
-    "kvs.c.kept": (" {n} shared block(s) only lost a reference.", "另有 {n} 个共享块只是少了一个引用。"),
-    "kvs.c.more": ("… and {n} more change(s) in this step", "……这一步还有 {n} 处变化"),
+    "kvs.c.cached_one": (" 1 keeps a cached prefix ● (hits possible until evicted).",
+                         "其中 1 个保留缓存的前缀 ●（被淘汰前还能命中）。"),
+    "kvs.c.kept": (" {n} shared blocks only lost a reference.", "另有 {n} 个共享块只是少了一个引用。"),
+    "kvs.c.kept_one": (" 1 shared block only lost a reference.", "另有 1 个共享块只是少了一个引用。"),
+    "kvs.c.more": ("… and {n} more changes in this step", "……这一步还有 {n} 处变化"),
+    "kvs.c.more_one": ("… and 1 more change in this step", "……这一步还有 1 处变化"),
     "kvs.seq": ("R{r}", "R{r}"),
     "kvs.seq_sample": ("R{r} sample {s}", "R{r} 的采样 {s}"),
 }
