@@ -24,7 +24,8 @@ from playwright.sync_api import expect
 
 from chunkviz.lessons.chapters import CHAPTERS
 from chunkviz.lessons.predictions import prediction
-from tests.e2e.conftest import ROOT, wait_for_app
+from tests.e2e.conftest import ROOT, settled, wait_for_app
+from tests.e2e.test_visual_browser import _check_labels
 
 pytestmark = pytest.mark.e2e
 SHOTS = Path(os.environ.get("CHUNKVIZ_REVEAL_SHOTS", ROOT / "test-artifacts" / "screenshots" / "reveal"))
@@ -127,6 +128,9 @@ def _check_chapter(page, number: int, lang: str, scheme: str) -> None:
         page.wait_for_timeout(400)  # the cursor reaches the URL 250 ms after a move (what a rerun starts from)
     _answer(page, number)
     m = _wait_inside(page, ("stage", "predict", "verdict", "metric"))
+    if lanes:  # the answer's fitted, shorter stage: its labels still never overlap (the oldest give way)
+        settled(page, page.locator(LANES))
+        _check_labels(page.locator(LANES), f"ch{number} {lang} {scheme} answered")
     page.screenshot(path=str(SHOTS / f"ch{number}-{lang}-{scheme}-answered.png"))
     assert all(_inside(m[k]) for k in ("stage", "predict", "verdict", "metric")), (number, lang, scheme, m)
     assert m["verdict"][1] >= m["stage"][3] - 1, (number, lang, scheme, m)  # under the stage, not over it

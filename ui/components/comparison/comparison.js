@@ -701,9 +701,17 @@ class Timeline {
     // A grid's later columns: their gutters hold row labels, which no label covers.
     const gutters = X.slice(1).map((Xc) => [Xc.ox, 0, Xc.left, yAxis]);
     const obstacles = this.hits.map((h) => [h[0], h[2], h[1], h[3]]).concat(this.titleBoxes || [], gutters);
-    const placed = placeLabels(items, obstacles, { ctx, size, pad: 4, left: X[0].left, right: X[X.length - 1].right,
-                                                   top: 0, bottom: yAxis, marginX: this.cursorX + 10,
-                                                   quick: !!this.tween });
+    const o = { ctx, size, pad: 4, left: X[0].left, right: X[X.length - 1].right, top: 0, bottom: yAxis,
+                marginX: this.cursorX + 10, quick: !!this.tween };
+    // No free place for every label (a short canvas: lecture mode's fit after the answer): the oldest labels give
+    // way, one at a time, until the rest fit, so a label never covers another; the caption line says what happens
+    // now. Bounded by the labels' count. A glide's in-between frame (o.quick) only leaves out the ones that clash.
+    let kept = items, placed = placeLabels(kept, obstacles, o);
+    if (o.quick) placed = placed.filter((b) => !b.clash);
+    for (let left = items.length; left > 0 && kept.length > 1 && placed.some((b) => b.clash); left--) {
+      kept = kept.slice(1); placed = placeLabels(kept, obstacles, o);
+    }
+    this.box.dataset.labelsSetAside = String(items.length - placed.length);
     const f = this.focusR();
     placed.forEach((b) => {
       ctx.globalAlpha = f !== null && b.r !== f ? DIM : 1;
