@@ -22,9 +22,10 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, _free_port, start_server, wait_for_app, warm_up  # noqa: E402
 
 VIEWPORT = {"width": 1280, "height": 720}
-# name -> path and query, both in lecture mode. Chapter 2 opens at its key moment with the question asked; `/` is the
+# name -> path and query, all in lecture mode. Chapter 1 opens with its kitchen drawn beside the lanes; chapter 2 opens at its key moment with the question asked; `/` is the
 # comparison of both engines on one time axis at the cursor where the app opens.
 VIEWS: dict[str, str] = {
+    "chapter1-kitchen": "ch1-kitchen?present=1",
     "chapter2-slide": "ch2-long-prefill?present=1",
     "timeline": "?present=1",
 }
