@@ -14,9 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from chunkviz.lessons.predictions import prediction
 from tests.e2e.conftest import _free_port, start_server, stop_server, wait_for_app
 from tests.e2e.test_language_browser import CJK, offenders, visible_text
+from tests.e2e.test_reveal_fits_browser import _answer
 from ui.i18n import tr
 
 pytestmark = pytest.mark.e2e
@@ -40,15 +40,6 @@ def reader(browser):
 
 def _lang_in_url(page) -> list[str]:
     return parse_qs(urlsplit(page.url).query).get("lang", [])
-
-
-def _answer(page, number: int) -> None:
-    """Pick the chapter's right answer (a rerun that keeps the page) and wait for its verdict."""
-    p = prediction(number)
-    page.locator(".st-key-predict [data-testid='stRadioOption']").nth(p.option_ids.index(p.correct_option)).click()
-    page.wait_for_timeout(250)
-    wait_for_app(page, timeout_ms=60000)
-    page.get_by_test_id("stAlertContentSuccess").first.wait_for(timeout=60000)
 
 
 def _follow_link(page, nav_key: str) -> None:
