@@ -36,6 +36,15 @@ def _overlap(a, b, gap: float = 0.0) -> bool:
     return a[0] < b[2] - 1 + gap and b[0] < a[2] - 1 + gap and a[1] < b[3] - 1 + gap and b[1] < a[3] - 1 + gap
 
 
+def _open_slide(page, server_url: str, ch, lang: str):
+    """Chapter `ch`'s slide in lecture mode, its comparison element's canvas drawn; returns the element."""
+    page.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
+    wait_for_app(page, timeout_ms=90000)
+    box = page.locator(BOX).first
+    page.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    return box
+
+
 def _check_labels(box, where: str) -> int:
     m = box.evaluate(_LAYOUT)
     labels = m["labels"]
@@ -54,10 +63,7 @@ def _check_labels(box, where: str) -> int:
 def test_labels_never_overlap_each_other_nor_cover_a_lane(projector, server_url, lang):
     SHOTS.mkdir(parents=True, exist_ok=True)
     for ch in LANE_CHAPTERS:
-        projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
-        wait_for_app(projector, timeout_ms=90000)
-        box = projector.locator(BOX).first
-        projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+        box = _open_slide(projector, server_url, ch, lang)
         box.focus()
         projector.keyboard.press("PageDown")  # the reveal
         assert box.get_attribute("data-held") == "0", (ch.number, lang)
@@ -92,10 +98,7 @@ def test_the_caption_tells_each_moment_from_the_schedulers_decisions(projector, 
     SHOTS.mkdir(parents=True, exist_ok=True)
     for ch in CAPTIONED:
         traces = [run_scenario(scenario_for(ch, p)) for p in ch.policies]
-        projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
-        wait_for_app(projector, timeout_ms=90000)
-        box = projector.locator(BOX).first
-        projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+        box = _open_slide(projector, server_url, ch, lang)
         box.focus()
         seen = []
         for n in range(12):  # the reveal, then every moment to the end (bounded: no chapter has 12)
@@ -171,10 +174,7 @@ _HL = """(e) => ({focus: e.dataset.focusR, pinned: e.dataset.pinned, hl: e.datas
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_linked_highlighting_follows_a_request_everywhere(projector, server_url, lang):
     ch = next(c for c in CHAPTERS if c.number == 2)
-    projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
-    wait_for_app(projector, timeout_ms=90000)
-    box = projector.locator(BOX).first
-    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    box = _open_slide(projector, server_url, ch, lang)
     box.focus()
     projector.keyboard.press("PageDown")  # the reveal
     settled(projector, box)
@@ -254,10 +254,7 @@ def test_the_split_is_drawn_with_readable_lanes_and_moving_kv_blocks(projector, 
 
     ch = next(c for c in CHAPTERS if c.slug == "split-kitchen")
     kv = next(x for x in split.split_run("disagg").transfers if x.request_id == 4)
-    projector.goto(f"{server_url}/{ch.slug}?present=1&lang={lang}")
-    wait_for_app(projector, timeout_ms=90000)
-    box = projector.locator(BOX).first
-    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    box = _open_slide(projector, server_url, ch, lang)
     _check_split(box, "question")
     box.focus()
     projector.keyboard.press("PageDown")  # the reveal
@@ -363,10 +360,7 @@ _CHAT_TAILS = """(e) => [...e.querySelectorAll('.chat .text')].filter((t) => t.t
 
 def test_a_chat_window_keeps_its_newest_words_in_sight(projector, server_url):
     ch = next(c for c in CHAPTERS if c.number == 2)
-    projector.goto(f"{server_url}/{ch.slug}?present=1&lang=en")
-    wait_for_app(projector, timeout_ms=90000)
-    box = projector.locator(BOX).first
-    projector.locator(f"{BOX} canvas").first.wait_for(timeout=90000)
+    box = _open_slide(projector, server_url, ch, "en")
     chats = box.evaluate(_CHAT_TAILS)
     assert any(c["cut"] for c in chats), chats  # at the question one window's words are longer than it is wide
     for c in chats:
